@@ -1,0 +1,78 @@
+// Request-level exemptions: checks that need only the request, the config and
+// the namespace cache. Each is a named predicate that returns the reason it
+// lets the request through, or undefined. They run in the order of the list;
+// the first reason wins. The order goes from cheapest and most certain to the
+// checks that read the stored object.
+
+import type { AdmissionConfig, AdmissionLookups, AllowReason } from './decision.ts'
+import type { AdmissionRequest } from './types.ts'
+
+export const NAMESPACE_CONTROLLER = 'system:serviceaccount:kube-system:namespace-controller'
+export const GARBAGE_COLLECTOR = 'system:serviceaccount:kube-system:generic-garbage-collector'
+
+export interface RequestFacts {
+  readonly req: AdmissionRequest
+  readonly lookups: AdmissionLookups
+  readonly config: AdmissionConfig
+}
+
+export type Exemption = (facts: RequestFacts) => AllowReason | undefined
+
+function username(req: AdmissionRequest): string | undefined {
+  const name = req.userInfo.username
+  return typeof name === 'string' && name !== '' ? name : undefined
+}
+
+/** The operator's own writes (applies and reverts) must never be blocked by its own webhook. */
+export const byOperatorIdentity: Exemption = ({ req, config }) => {
+  const name = username(req)
+  return name !== undefined && config.operatorUsernames.includes(name) ? 'OperatorIdentity' : undefined
+}
+
+/** CREATE changes nothing stored (and is the adoption path); CONNECT is exec/attach/proxy. */
+export const byUnguardedOperation: Exemption = ({ req }) =>
+  req.operation === 'CREATE' || req.operation === 'CONNECT' ? 'OperationNotGuarded' : undefined
+
+/** Status is written by controllers and never rendered. */
+export const byStatusSubresource: Exemption = ({ req }) => (req.subResource === 'status' ? 'StatusSubresource' : undefined)
+
+/** Deleting a namespace must be able to empty it. */
+export const byNamespaceController: Exemption = ({ req }) =>
+  username(req) === NAMESPACE_CONTROLLER ? 'NamespaceController' : undefined
+
+/** Cascading deletes and finalizer removal by the GC must go through, or objects hang in Terminating. */
+export const byGarbageCollector: Exemption = ({ req }) =>
+  username(req) === GARBAGE_COLLECTOR ? 'GarbageCollector' : undefined
+
+/** Whatever the caller, a terminating namespace is on its way out; denying would wedge it. */
+export const byTerminatingNamespace: Exemption = ({ req, lookups }) =>
+  req.namespace !== undefined && req.namespace !== '' && lookups.isNamespaceTerminating(req.namespace)
+    ? 'NamespaceTerminating'
+    : undefined
+
+/**
+ * Once an object is being deleted, updates can only be finalizer removals or
+ * changes that vanish with it; the reconciler re-creates it if still rendered.
+ */
+export const byTerminatingObject: Exemption = ({ req }) => {
+  const ts = req.oldObject?.metadata?.deletionTimestamp
+  return typeof ts === 'string' && ts !== '' ? 'ObjectTerminating' : undefined
+}
+
+export const REQUEST_EXEMPTIONS: readonly Exemption[] = Object.freeze([
+  byOperatorIdentity,
+  byUnguardedOperation,
+  byStatusSubresource,
+  byNamespaceController,
+  byGarbageCollector,
+  byTerminatingNamespace,
+  byTerminatingObject,
+])
+
+export function firstExemption(facts: RequestFacts): AllowReason | undefined {
+  for (const check of REQUEST_EXEMPTIONS) {
+    const reason = check(facts)
+    if (reason !== undefined) return reason
+  }
+  return undefined
+}

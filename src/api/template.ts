@@ -1,0 +1,140 @@
+// The Template kind (templates.v2.stakater.com/v2alpha1): what a platform team
+// publishes. The CRD schema in template-schema.ts mirrors these types; a test
+// keeps the two in step.
+
+import type { Condition, KubeObject, LabelSelector, ObjectMeta } from './meta.ts'
+import type { SyncMode } from './names.ts'
+
+export const PARAMETER_TYPES = Object.freeze(['string', 'number', 'bool', 'array', 'object'] as const)
+/**
+ * Declared type of a parameter. Values travel as strings; `array` and
+ * `object` values are JSON text (e.g. `["a","b"]`) so one string field can
+ * carry every type.
+ */
+export type ParameterType = (typeof PARAMETER_TYPES)[number]
+
+export const HELM_VERSIONS = Object.freeze(['v3', 'v4'] as const)
+export type HelmVersion = (typeof HELM_VERSIONS)[number]
+
+export interface HelmSecretRef {
+  /** Secret in the Template's own namespace. */
+  name: string
+}
+
+export interface HelmRepository {
+  /** http(s):// repository serving index.yaml, or an oci:// registry. */
+  url: string
+  /** Chart name. */
+  name: string
+  /** Exact SemVer 2 version, optional leading "v"; no ranges. */
+  version: string
+  auth?: { secretRef: HelmSecretRef }
+}
+
+/** Typed so that Templates round-trip; template-sync renders only gotemplate. */
+export interface HelmSpec {
+  chart: { repository: HelmRepository }
+  /** Defaults to the TemplateInstance name; at most 53 characters. */
+  releaseName?: string
+  version?: HelmVersion
+  /** Go template rendering a YAML mapping merged over the chart's values. */
+  valuesTemplate?: string
+}
+
+export interface TemplateParameterDefinition {
+  name: string
+  /** Literal default, always a string (JSON text for array/object). */
+  value?: string
+  type?: ParameterType
+  /** The instance must supply a value; the default above is then ignored. */
+  required?: boolean
+  /** The instance must not supply a value. */
+  disableOverride?: boolean
+  /** Record the resolved value in TemplateInstance.status.resolvedParameters. */
+  exposeInStatus?: boolean
+}
+
+export interface TargetNamespaces {
+  /** `literal: ["*"]` admits every namespace. */
+  explicit?: { allow?: { literal?: string[] } }
+  /** Matched against the labels of the consumer namespace. */
+  selector?: LabelSelector
+}
+
+export interface SyncConfig {
+  /** Absent means `off`. */
+  mode?: SyncMode
+  /** Field paths that are neither reverted nor guarded. */
+  ignoreFields?: string[]
+}
+
+/** One rendered object, named by a JSONPath template over the render context. */
+export interface OutputSource {
+  apiVersion: string
+  kind: string
+  /** JSONPath template, e.g. "{.instance.name}-svc". */
+  name: string
+  /** JSONPath template; defaults to the TemplateInstance namespace. */
+  namespace?: string
+}
+
+/** Every rendered object of one kind, optionally narrowed. */
+export interface OutputSourceAll {
+  apiVersion: string
+  kind: string
+  /** JSONPath template; absent means every namespace the instance rendered into. */
+  namespace?: string
+  /** Matched against the rendered objects' labels. */
+  selector?: LabelSelector
+}
+
+export interface OutputField {
+  /** Key under status.outputs; unique across every output of the Template. */
+  name: string
+  /** kubectl-style JSONPath with braces, e.g. "{.spec.clusterIP}". */
+  jsonPath: string
+}
+
+/**
+ * A named extraction from rendered objects into TemplateInstance.status.outputs.
+ * Exactly one of `from` / `fromAll`; `forEach` only with `from`.
+ * See docs/api-outputs.md.
+ */
+export interface TemplateOutput {
+  name: string
+  from?: OutputSource
+  fromAll?: OutputSourceAll
+  /** Iterate over an array inside the `from` object (JSONPath with braces). */
+  forEach?: { jsonPath: string }
+  /** JSONPath template producing the key for each match; defaults are in docs/api-outputs.md. */
+  keyTemplate?: string
+  fields: OutputField[]
+}
+
+export interface TemplateSpec {
+  /** Exactly one of gotemplate / helm. */
+  gotemplate?: string
+  helm?: HelmSpec
+  parameters?: TemplateParameterDefinition[]
+  /** Absent: only the Template's own namespace may instantiate it. */
+  targetNamespaces?: TargetNamespaces
+  sync?: SyncConfig
+  outputs?: TemplateOutput[]
+}
+
+export const TEMPLATE_PHASES = Object.freeze(['Valid', 'Invalid', 'Error'] as const)
+export type TemplatePhase = (typeof TEMPLATE_PHASES)[number]
+
+export interface TemplateStatus {
+  observedGeneration?: number
+  phase?: TemplatePhase
+  conditions?: Condition[]
+}
+
+export interface Template extends KubeObject {
+  apiVersion?: string
+  kind?: string
+  metadata?: ObjectMeta
+  spec: TemplateSpec
+  status?: TemplateStatus
+}

@@ -1,0 +1,477 @@
+// A keyed work queue with the semantics of client-go's workqueue, which the
+// reconcilers rely on for correctness, not only for speed:
+//  - a key is queued at most once however often it is added (events coalesce);
+//  - a key is never handed to two workers at once; a key added while it is
+//    being processed is held back and queued again when done() is called, so
+//    the change that arrived mid-reconcile is not lost;
+//  - delayed adds (addAfter) and rate-limited adds (addRateLimited) feed the
+//    same de-duplicated queue.
+// Rate limiting takes the larger of a per-key exponential backoff and an
+// overall token bucket, so one failing key backs off on its own while a storm
+// of failures cannot flood the API server.
+// Difference from client-go: after shutDown(), get() returns undefined even if
+// keys are still queued. Reconciles are level-triggered and a new leader or a
+// restart resyncs every key, so abandoning queued keys loses nothing, while
+// handing out more work after leadership was lost would.
+
+import { Registry, DEFAULT_BUCKETS, type Gauge, type Counter, type Histogram, type HistogramSnapshot } from './metrics.ts'
+
+/** Time and timers, injectable so tests can drive the queue deterministically. */
+export interface QueueClock {
+  /** Milliseconds since the epoch. */
+  now(): number
+  /** Schedules fn after ms; the timer must not keep the process alive. */
+  setTimer(fn: () => void, ms: number): unknown
+  clearTimer(handle: unknown): void
+}
+
+export const systemQueueClock: QueueClock = Object.freeze({
+  now: () => Date.now(),
+  setTimer: (fn: () => void, ms: number): unknown => setTimeout(fn, ms).unref(),
+  clearTimer: (handle: unknown): void => clearTimeout(handle as ReturnType<typeof setTimeout>),
+})
+
+export interface BackoffOptions {
+  /** Delay after the first failure; doubles on each further failure. */
+  readonly baseMs: number
+  readonly maxMs: number
+}
+
+export interface BucketOptions {
+  /** Sustained rate of rate-limited adds per second. */
+  readonly qps: number
+  readonly burst: number
+}
+
+export interface WorkQueueOptions {
+  /** Value of the `name` label on the queue's metrics. */
+  readonly name?: string
+  readonly clock?: QueueClock
+  readonly backoff?: Partial<BackoffOptions>
+  readonly bucket?: Partial<BucketOptions>
+  /** Registry to expose the queue's metrics in; a private one is used when absent. */
+  readonly registry?: Registry
+}
+
+export const defaultBackoff: BackoffOptions = Object.freeze({ baseMs: 50, maxMs: 60_000 })
+export const defaultBucket: BucketOptions = Object.freeze({ qps: 20, burst: 200 })
+
+/** Per-key exponential backoff: baseMs * 2^(failures so far), capped at maxMs. */
+export class KeyBackoff<K> {
+  private readonly failures = new Map<K, number>()
+  private readonly opts: BackoffOptions
+
+  constructor(opts: BackoffOptions) {
+    if (!(opts.baseMs > 0) || !(opts.maxMs >= opts.baseMs)) throw new Error(`backoff: need 0 < baseMs <= maxMs, got ${opts.baseMs} and ${opts.maxMs}`)
+    this.opts = opts
+  }
+
+  /** Records one more failure of key and returns how long to wait before retrying it. */
+  when(key: K): number {
+    const n = this.failures.get(key) ?? 0
+    this.failures.set(key, n + 1)
+    // 2^n overflows to Infinity for large n; min() keeps the cap exact either way.
+    return Math.min(this.opts.maxMs, this.opts.baseMs * 2 ** n)
+  }
+
+  numRequeues(key: K): number {
+    return this.failures.get(key) ?? 0
+  }
+
+  forget(key: K): void {
+    this.failures.delete(key)
+  }
+}
+
+/**
+ * Token bucket over all keys. A reservation always succeeds and returns the
+ * wait until its token exists; tokens may go negative, which queues later
+ * callers behind earlier ones.
+ */
+export class TokenBucket {
+  private readonly opts: BucketOptions
+  private tokens: number
+  private last: number
+
+  constructor(opts: BucketOptions, now: number) {
+    if (!(opts.qps > 0) || !(opts.burst >= 1)) throw new Error(`token bucket: need qps > 0 and burst >= 1, got ${opts.qps} and ${opts.burst}`)
+    this.opts = opts
+    this.tokens = opts.burst
+    this.last = now
+  }
+
+  reserve(now: number): number {
+    if (now > this.last) {
+      this.tokens = Math.min(this.opts.burst, this.tokens + ((now - this.last) * this.opts.qps) / 1000)
+      this.last = now
+    }
+    this.tokens -= 1
+    return this.tokens >= 0 ? 0 : Math.ceil((-this.tokens * 1000) / this.opts.qps)
+  }
+}
+
+interface Waiting<K> {
+  readonly key: K
+  readonly readyAt: number
+  readonly seq: number
+}
+
+/** Binary min-heap on (readyAt, seq): earliest first, insertion order among equals. */
+class DelayHeap<K> {
+  private readonly items: Waiting<K>[] = []
+
+  get size(): number {
+    return this.items.length
+  }
+
+  peek(): Waiting<K> | undefined {
+    return this.items[0]
+  }
+
+  push(w: Waiting<K>): void {
+    const a = this.items
+    a.push(w)
+    let i = a.length - 1
+    while (i > 0) {
+      const p = (i - 1) >> 1
+      if (!this.less(a[i] as Waiting<K>, a[p] as Waiting<K>)) break
+      ;[a[i], a[p]] = [a[p] as Waiting<K>, a[i] as Waiting<K>]
+      i = p
+    }
+  }
+
+  pop(): Waiting<K> | undefined {
+    const a = this.items
+    const top = a[0]
+    const last = a.pop()
+    if (a.length > 0 && last) {
+      a[0] = last
+      let i = 0
+      for (;;) {
+        const l = 2 * i + 1
+        const r = l + 1
+        let m = i
+        if (l < a.length && this.less(a[l] as Waiting<K>, a[m] as Waiting<K>)) m = l
+        if (r < a.length && this.less(a[r] as Waiting<K>, a[m] as Waiting<K>)) m = r
+        if (m === i) break
+        ;[a[i], a[m]] = [a[m] as Waiting<K>, a[i] as Waiting<K>]
+        i = m
+      }
+    }
+    return top
+  }
+
+  clear(): void {
+    this.items.length = 0
+  }
+
+  private less(x: Waiting<K>, y: Waiting<K>): boolean {
+    return x.readyAt < y.readyAt || (x.readyAt === y.readyAt && x.seq < y.seq)
+  }
+}
+
+/** Summary of a duration histogram, in milliseconds; bucket counts are cumulative. */
+export interface DurationSummary {
+  readonly count: number
+  readonly sumMs: number
+  readonly buckets: readonly { readonly leMs: number; readonly count: number }[]
+}
+
+export interface QueueMetrics {
+  /** Keys waiting to be processed, including keys re-added while in flight. */
+  readonly depth: number
+  readonly adds: number
+  readonly retries: number
+  /** Age of the oldest in-flight key. */
+  readonly longestRunningMs: number
+  /** Sum of the ages of all in-flight keys. */
+  readonly unfinishedWorkMs: number
+  /** Time from the add that queued a key to the get that handed it out. */
+  readonly latencyMs: DurationSummary
+  /** Time from get to done. */
+  readonly workDurationMs: DurationSummary
+}
+
+const toMs = (s: HistogramSnapshot): DurationSummary => ({
+  count: s.count,
+  // Rounded to microseconds: finer digits are binary noise from the seconds-to-milliseconds conversion.
+  sumMs: Math.round(s.sum * 1e6) / 1e3,
+  buckets: s.buckets.map((b) => ({ leMs: Math.round(b.le * 1e6) / 1e3, count: b.count })),
+})
+
+interface QueueInstruments {
+  readonly depth: Gauge
+  readonly adds: Counter
+  readonly retries: Counter
+  readonly latency: Histogram
+  readonly work: Histogram
+  readonly longest: Gauge
+  readonly unfinished: Gauge
+}
+
+function instruments(reg: Registry): QueueInstruments {
+  const labelNames = ['name']
+  return {
+    depth: reg.gauge({ name: 'workqueue_depth', help: 'Keys waiting in the work queue.', labelNames }),
+    adds: reg.counter({ name: 'workqueue_adds_total', help: 'Adds that queued a key (de-duplicated adds are not counted).', labelNames }),
+    retries: reg.counter({ name: 'workqueue_retries_total', help: 'Rate-limited re-adds after a failure.', labelNames }),
+    latency: reg.histogram({ name: 'workqueue_queue_duration_seconds', help: 'Time a key waited in the queue before a worker took it.', labelNames, buckets: DEFAULT_BUCKETS }),
+    work: reg.histogram({ name: 'workqueue_work_duration_seconds', help: 'Time a worker spent on a key.', labelNames, buckets: DEFAULT_BUCKETS }),
+    longest: reg.gauge({ name: 'workqueue_longest_running_processor_seconds', help: 'Age of the oldest key still being processed.', labelNames }),
+    unfinished: reg.gauge({ name: 'workqueue_unfinished_work_seconds', help: 'Sum of the ages of keys still being processed.', labelNames }),
+  }
+}
+
+export class WorkQueue<K extends string> {
+  readonly name: string
+  private readonly clock: QueueClock
+  private readonly backoff: KeyBackoff<K>
+  private readonly bucket: TokenBucket
+  private readonly m: QueueInstruments
+  private readonly labels: { name: string }
+  private readonly unregisterCollector: () => void
+
+  /** FIFO of keys ready for a worker; `head` avoids O(n) shifts. */
+  private fifo: K[] = []
+  private head = 0
+  /** Keys that need processing: queued, or re-added while in flight. Value: time of the add that marked it. */
+  private readonly dirty = new Map<K, number>()
+  /** Keys handed to a worker and not yet done(); value: time of get(). */
+  private readonly processing = new Map<K, number>()
+  private readonly getWaiters: ((key: K | undefined) => void)[] = []
+  private readonly drainWaiters: (() => void)[] = []
+
+  private readonly heap = new DelayHeap<K>()
+  /** Live delayed entry per key; heap entries whose seq differs are stale. */
+  private readonly waiting = new Map<K, Waiting<K>>()
+  private seq = 0
+  private timer: unknown
+  private timerDue = Infinity
+
+  private shuttingDown = false
+
+  constructor(opts: WorkQueueOptions = {}) {
+    this.name = opts.name ?? 'default'
+    this.clock = opts.clock ?? systemQueueClock
+    this.backoff = new KeyBackoff<K>({ ...defaultBackoff, ...opts.backoff })
+    this.bucket = new TokenBucket({ ...defaultBucket, ...opts.bucket }, this.clock.now())
+    const reg = opts.registry ?? new Registry()
+    this.m = instruments(reg)
+    this.labels = { name: this.name }
+    this.m.depth.set(0, this.labels)
+    this.unregisterCollector = reg.onCollect(() => this.updateInFlightGauges())
+  }
+
+  /** Marks key as needing work. No-op if it is already waiting or the queue is shut down. */
+  add(key: K): void {
+    if (this.shuttingDown || this.dirty.has(key)) return
+    this.dirty.set(key, this.clock.now())
+    this.m.adds.inc(this.labels)
+    this.m.depth.set(this.dirty.size, this.labels)
+    // An in-flight key is queued again by done(); queuing it now would let a
+    // second worker take it concurrently.
+    if (this.processing.has(key)) return
+    this.fifo.push(key)
+    this.handOut()
+  }
+
+  /** Adds key once ms have passed. A key already waiting keeps the earlier of the two times. */
+  addAfter(key: K, ms: number): void {
+    if (this.shuttingDown) return
+    if (!(ms > 0)) return this.add(key)
+    const readyAt = this.clock.now() + ms
+    const current = this.waiting.get(key)
+    if (current && current.readyAt <= readyAt) return
+    const w: Waiting<K> = { key, readyAt, seq: this.seq++ }
+    this.waiting.set(key, w)
+    this.heap.push(w)
+    // Superseded entries stay in the heap until popped; rebuild if they pile up.
+    if (this.heap.size > 2 * this.waiting.size + 64) this.compactHeap()
+    this.schedule()
+  }
+
+  /** Adds key after the larger of its own backoff and the overall rate limit. */
+  addRateLimited(key: K): void {
+    if (this.shuttingDown) return
+    this.m.retries.inc(this.labels)
+    const now = this.clock.now()
+    const perKey = this.backoff.when(key)
+    const overall = this.bucket.reserve(now)
+    this.addAfter(key, Math.max(perKey, overall))
+  }
+
+  /** Clears key's failure history, so its next failure starts again at the base delay. */
+  forget(key: K): void {
+    this.backoff.forget(key)
+  }
+
+  /** Rate-limited adds since the last forget(key). */
+  numRequeues(key: K): number {
+    return this.backoff.numRequeues(key)
+  }
+
+  /**
+   * Waits for a key and marks it as being processed; the caller must call
+   * done(key) afterwards. Resolves to undefined once the queue is shut down.
+   */
+  get(): Promise<K | undefined> {
+    if (this.shuttingDown) return Promise.resolve(undefined)
+    const key = this.take()
+    if (key !== undefined) return Promise.resolve(key)
+    return new Promise((resolve) => this.getWaiters.push(resolve))
+  }
+
+  /** Ends processing of key; if it was added meanwhile, it is queued again. */
+  done(key: K): void {
+    const started = this.processing.get(key)
+    if (started === undefined) return
+    this.processing.delete(key)
+    this.m.work.observe(Math.max(0, this.clock.now() - started) / 1000, this.labels)
+    if (this.dirty.has(key) && !this.shuttingDown) {
+      this.fifo.push(key)
+      this.handOut()
+    }
+    if (this.processing.size === 0) for (const w of this.drainWaiters.splice(0)) w()
+  }
+
+  /** Keys ready for a worker now (not counting delayed or in-flight keys). */
+  len(): number {
+    return this.fifo.length - this.head
+  }
+
+  /** Keys currently handed to workers. */
+  inFlight(): number {
+    return this.processing.size
+  }
+
+  isShuttingDown(): boolean {
+    return this.shuttingDown
+  }
+
+  /** Stops the queue: adds are ignored, queued and delayed keys are dropped, waiting get() calls resolve to undefined. */
+  shutDown(): void {
+    if (this.shuttingDown) return
+    this.shuttingDown = true
+    if (this.timer !== undefined) this.clock.clearTimer(this.timer)
+    this.timer = undefined
+    this.timerDue = Infinity
+    this.heap.clear()
+    this.waiting.clear()
+    this.fifo = []
+    this.head = 0
+    this.dirty.clear()
+    this.m.depth.set(0, this.labels)
+    for (const w of this.getWaiters.splice(0)) w(undefined)
+    if (this.processing.size === 0) for (const w of this.drainWaiters.splice(0)) w()
+  }
+
+  /** shutDown(), then resolves once every in-flight key has been marked done. */
+  shutDownWithDrain(): Promise<void> {
+    this.shutDown()
+    if (this.processing.size === 0) return Promise.resolve()
+    return new Promise((resolve) => this.drainWaiters.push(resolve))
+  }
+
+  /** Releases the queue's metric series from the registry (for a queue that is thrown away). */
+  dispose(): void {
+    this.shutDown()
+    this.unregisterCollector()
+    for (const m of Object.values(this.m)) m.remove(this.labels)
+  }
+
+  metrics(): QueueMetrics {
+    const { longestMs, unfinishedMs } = this.updateInFlightGauges()
+    return {
+      depth: this.dirty.size,
+      adds: this.m.adds.get(this.labels),
+      retries: this.m.retries.get(this.labels),
+      longestRunningMs: longestMs,
+      unfinishedWorkMs: unfinishedMs,
+      latencyMs: toMs(this.m.latency.snapshot(this.labels)),
+      workDurationMs: toMs(this.m.work.snapshot(this.labels)),
+    }
+  }
+
+  private updateInFlightGauges(): { longestMs: number; unfinishedMs: number } {
+    const now = this.clock.now()
+    let longestMs = 0
+    let unfinishedMs = 0
+    for (const started of this.processing.values()) {
+      const age = Math.max(0, now - started)
+      longestMs = Math.max(longestMs, age)
+      unfinishedMs += age
+    }
+    this.m.longest.set(longestMs / 1000, this.labels)
+    this.m.unfinished.set(unfinishedMs / 1000, this.labels)
+    return { longestMs, unfinishedMs }
+  }
+
+  /** Pops the next ready key and moves it to processing. */
+  private take(): K | undefined {
+    if (this.head >= this.fifo.length) return undefined
+    const key = this.fifo[this.head] as K
+    this.head++
+    if (this.head > 1024 && this.head * 2 > this.fifo.length) {
+      this.fifo = this.fifo.slice(this.head)
+      this.head = 0
+    }
+    const now = this.clock.now()
+    const addedAt = this.dirty.get(key) ?? now
+    this.dirty.delete(key)
+    this.processing.set(key, now)
+    this.m.depth.set(this.dirty.size, this.labels)
+    this.m.latency.observe(Math.max(0, now - addedAt) / 1000, this.labels)
+    return key
+  }
+
+  private handOut(): void {
+    while (this.getWaiters.length > 0) {
+      const key = this.take()
+      if (key === undefined) return
+      ;(this.getWaiters.shift() as (key: K | undefined) => void)(key)
+    }
+  }
+
+  private compactHeap(): void {
+    this.heap.clear()
+    for (const w of this.waiting.values()) this.heap.push(w)
+  }
+
+  /** Drops superseded heap entries at the top, so the timer targets a live one. */
+  private liveHead(): Waiting<K> | undefined {
+    for (;;) {
+      const top = this.heap.peek()
+      if (!top || this.waiting.get(top.key) === top) return top
+      this.heap.pop()
+    }
+  }
+
+  private schedule(): void {
+    const top = this.liveHead()
+    if (!top) {
+      if (this.timer !== undefined) this.clock.clearTimer(this.timer)
+      this.timer = undefined
+      this.timerDue = Infinity
+      return
+    }
+    if (this.timer !== undefined && this.timerDue <= top.readyAt) return
+    if (this.timer !== undefined) this.clock.clearTimer(this.timer)
+    this.timerDue = top.readyAt
+    this.timer = this.clock.setTimer(() => this.fire(), Math.max(0, top.readyAt - this.clock.now()))
+  }
+
+  private fire(): void {
+    this.timer = undefined
+    this.timerDue = Infinity
+    if (this.shuttingDown) return
+    const now = this.clock.now()
+    for (;;) {
+      const top = this.liveHead()
+      if (!top || top.readyAt > now) break
+      this.heap.pop()
+      this.waiting.delete(top.key)
+      this.add(top.key)
+    }
+    this.schedule()
+  }
+}

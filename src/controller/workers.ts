@@ -1,0 +1,68 @@
+// Worker loops over a WorkQueue. A failed key is retried through the queue's
+// rate limiter (never in a tight loop, never lost); a successful key has its
+// backoff reset and may ask to be looked at again later (periodic checks,
+// waiting for another object to become ready).
+
+import type { WorkQueue } from './queue.ts'
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
+export type LogFn = (level: LogLevel, msg: string, fields?: Readonly<Record<string, unknown>>) => void
+
+export interface HandlerResult {
+  /** Look at the key again after this long, even without a new event. */
+  readonly requeueAfterMs?: number
+}
+
+export type KeyHandler<K extends string> = (key: K) => Promise<HandlerResult | void>
+
+export interface RunWorkersOptions {
+  readonly log?: LogFn
+  /** Aborting it shuts the queue down; workers finish their current key and return. */
+  readonly signal?: AbortSignal
+}
+
+const noLog: LogFn = () => {}
+
+/**
+ * Runs n workers (at least 1) until the queue is shut down, then resolves
+ * once every worker has finished its current key.
+ */
+export async function runWorkers<K extends string>(queue: WorkQueue<K>, n: number, handler: KeyHandler<K>, opts: RunWorkersOptions = {}): Promise<void> {
+  const log = opts.log ?? noLog
+  const safeLog: LogFn = (level, msg, fields) => {
+    try {
+      log(level, msg, fields)
+    } catch {
+      // A broken logger must not stop the workers.
+    }
+  }
+  const signal = opts.signal
+  const onAbort = (): void => queue.shutDown()
+  if (signal?.aborted) queue.shutDown()
+  else signal?.addEventListener('abort', onAbort, { once: true })
+
+  const count = Math.max(1, Math.floor(Number.isFinite(n) ? n : 1))
+  const worker = async (id: number): Promise<void> => {
+    for (;;) {
+      const key = await queue.get()
+      if (key === undefined) return
+      try {
+        const result = await handler(key)
+        queue.forget(key)
+        const after = result?.requeueAfterMs
+        if (after !== undefined && after >= 0) queue.addAfter(key, after)
+      } catch (err) {
+        safeLog('error', 'processing failed; retrying with backoff', { queue: queue.name, worker: id, key, requeues: queue.numRequeues(key), err })
+        queue.addRateLimited(key)
+      } finally {
+        queue.done(key)
+      }
+    }
+  }
+  try {
+    await Promise.all(Array.from({ length: count }, (_, i) => worker(i)))
+  } finally {
+    signal?.removeEventListener('abort', onAbort)
+  }
+  safeLog('debug', 'workers stopped', { queue: queue.name, workers: count })
+}

@@ -1,0 +1,173 @@
+// A small JSON REST client for the Kubernetes API. Authentication and TLS come
+// from @kubernetes/client-node's KubeConfig (kubeconfig files, in-cluster tokens
+// that rotate); requests go through node:https with one keep-alive agent so that
+// bodies stay raw JSON (no generated serializers dropping unknown fields) and
+// watch streams are under our control.
+
+import { Agent, request as httpsRequest, type RequestOptions } from 'node:https'
+import { request as httpRequest, Agent as HttpAgent, type IncomingMessage } from 'node:http'
+import { createInterface } from 'node:readline'
+import { KubeConfig } from '@kubernetes/client-node'
+import { KubeApiError } from './errors.ts'
+
+export type Query = Record<string, string | number | boolean | undefined>
+
+export interface RequestInit {
+  query?: Query
+  body?: unknown
+  contentType?: string
+  signal?: AbortSignal
+  timeoutMs?: number
+}
+
+export interface WatchEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR'
+  object: Record<string, unknown>
+}
+
+export interface RequestCounter {
+  total: number
+  byVerb: Record<string, number>
+}
+
+export const CONTENT_APPLY = 'application/apply-patch+yaml'
+export const CONTENT_MERGE = 'application/merge-patch+json'
+export const CONTENT_JSON_PATCH = 'application/json-patch+json'
+
+export class KubeClient {
+  readonly server: string
+  readonly kubeConfig: KubeConfig
+  /** Every request this client made, by verb (used to prove "no API call per admission request"). */
+  readonly counter: RequestCounter = { total: 0, byVerb: {} }
+  private readonly agent: Agent | HttpAgent
+  private readonly isHttps: boolean
+  private readonly userAgent: string
+
+  constructor(kc: KubeConfig, userAgent = 'template-sync') {
+    const cluster = kc.getCurrentCluster()
+    if (!cluster) throw new Error('kubeconfig has no current cluster')
+    this.kubeConfig = kc
+    this.server = cluster.server.replace(/\/$/, '')
+    this.isHttps = this.server.startsWith('https:')
+    this.agent = this.isHttps ? new Agent({ keepAlive: true, maxSockets: 64 }) : new HttpAgent({ keepAlive: true, maxSockets: 64 })
+    this.userAgent = userAgent
+  }
+
+  static fromFile(path: string, userAgent?: string): KubeClient {
+    const kc = new KubeConfig()
+    kc.loadFromFile(path)
+    return new KubeClient(kc, userAgent)
+  }
+
+  /** In-cluster config when running in a Pod, else KUBECONFIG / ~/.kube/config. */
+  static fromDefault(userAgent?: string): KubeClient {
+    const kc = new KubeConfig()
+    kc.loadFromDefault()
+    return new KubeClient(kc, userAgent)
+  }
+
+  close(): void {
+    this.agent.destroy()
+  }
+
+  private async options(method: string, url: URL, init: RequestInit): Promise<RequestOptions> {
+    const opts: RequestOptions = { method, headers: {} }
+    // applyToHTTPSOptions fills ca/cert/key and the Authorization header; it
+    // re-reads rotating service-account tokens, so call it per request.
+    await this.kubeConfig.applyToHTTPSOptions(opts)
+    const headers = (opts.headers ?? {}) as Record<string, string>
+    headers['Accept'] = 'application/json'
+    headers['User-Agent'] = this.userAgent
+    if (init.body !== undefined) headers['Content-Type'] = init.contentType ?? 'application/json'
+    opts.headers = headers
+    opts.agent = this.agent
+    opts.hostname = url.hostname
+    opts.port = url.port
+    opts.path = url.pathname + url.search
+    if (init.signal) opts.signal = init.signal
+    return opts
+  }
+
+  private url(path: string, query?: Query): URL {
+    const u = new URL(this.server + path)
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) u.searchParams.set(k, String(v))
+    return u
+  }
+
+  private count(method: string, query?: Query): void {
+    const verb = query?.watch ? 'WATCH' : method
+    this.counter.total++
+    this.counter.byVerb[verb] = (this.counter.byVerb[verb] ?? 0) + 1
+  }
+
+  private send(method: string, path: string, init: RequestInit): Promise<IncomingMessage> {
+    const url = this.url(path, init.query)
+    this.count(method, init.query)
+    return this.options(method, url, init).then(
+      (opts) =>
+        new Promise<IncomingMessage>((resolve, reject) => {
+          const req = (this.isHttps ? httpsRequest : httpRequest)(opts, resolve)
+          req.on('error', reject)
+          if (init.timeoutMs) req.setTimeout(init.timeoutMs, () => req.destroy(new Error(`${method} ${path}: timed out after ${init.timeoutMs} ms`)))
+          if (init.body !== undefined) req.write(typeof init.body === 'string' ? init.body : JSON.stringify(init.body))
+          req.end()
+        }),
+    )
+  }
+
+  /** One request; resolves to the parsed JSON body, throws KubeApiError for a non-2xx status. */
+  async request<T = Record<string, unknown>>(method: string, path: string, init: RequestInit = {}): Promise<T> {
+    const res = await this.send(method, path, { timeoutMs: 60_000, ...init })
+    const chunks: Buffer[] = []
+    for await (const c of res) chunks.push(c as Buffer)
+    const text = Buffer.concat(chunks).toString('utf8')
+    const status = res.statusCode ?? 0
+    if (status < 200 || status >= 300) throw KubeApiError.fromResponse(method, path, status, text)
+    return (text ? JSON.parse(text) : {}) as T
+  }
+
+  get<T = Record<string, unknown>>(path: string, query?: Query): Promise<T> {
+    return this.request<T>('GET', path, query ? { query } : {})
+  }
+
+  /** GET that returns undefined for 404. */
+  async getOrUndefined<T = Record<string, unknown>>(path: string, query?: Query): Promise<T | undefined> {
+    try {
+      return await this.get<T>(path, query)
+    } catch (e) {
+      if (e instanceof KubeApiError && e.code === 404) return undefined
+      throw e
+    }
+  }
+
+  /**
+   * Opens a watch stream and calls onEvent per event until the stream ends.
+   * Resolves when the server closes the stream (normal at timeoutSeconds),
+   * rejects on transport errors or a non-200 status.
+   */
+  async watch(path: string, query: Query, onEvent: (e: WatchEvent) => void, signal?: AbortSignal): Promise<void> {
+    const res = await this.send('GET', path, { query: { ...query, watch: true }, ...(signal ? { signal } : {}) })
+    const status = res.statusCode ?? 0
+    if (status !== 200) {
+      const chunks: Buffer[] = []
+      for await (const c of res) chunks.push(c as Buffer)
+      throw KubeApiError.fromResponse('WATCH', path, status, Buffer.concat(chunks).toString('utf8'))
+    }
+    const lines = createInterface({ input: res, crlfDelay: Infinity })
+    try {
+      for await (const line of lines) {
+        if (!line) continue
+        let ev: WatchEvent
+        try {
+          ev = JSON.parse(line) as WatchEvent
+        } catch {
+          throw new Error(`watch ${path}: malformed event line`)
+        }
+        onEvent(ev)
+      }
+    } finally {
+      lines.close()
+      res.destroy()
+    }
+  }
+}

@@ -1,0 +1,332 @@
+// A list+watch cache with the recovery that a long-running operator needs and
+// that the stock client-node informer lacks:
+//  - relist on 410 Gone (as an HTTP status or a watch ERROR event);
+//  - reconnect with exponential backoff and jitter after errors;
+//  - a watchdog that aborts a watch that has been silent for too long
+//    (half-open connections, idle timeouts), using bookmarks as heartbeats;
+//  - deep-frozen cached objects, so no consumer can corrupt the cache.
+// Handlers are synchronous and should only enqueue work.
+
+import { EventEmitter } from 'node:events'
+import type { KubeClient, WatchEvent } from './client.ts'
+import { KubeApiError } from './errors.ts'
+import { deepFreeze } from './freeze.ts'
+
+export interface ObjectMetaLike {
+  name?: string
+  namespace?: string
+  uid?: string
+  resourceVersion?: string
+  labels?: Record<string, string>
+  annotations?: Record<string, string>
+  deletionTimestamp?: string
+  generation?: number
+}
+
+export interface KubeObjectLike {
+  apiVersion?: string
+  kind?: string
+  metadata?: ObjectMetaLike
+}
+
+export interface ReflectorOptions<T> {
+  /** Collection path, e.g. /apis/templates.v2.stakater.com/v2alpha1/templates (all namespaces). */
+  path: string
+  labelSelector?: string
+  fieldSelector?: string
+  /** Applied to every object before it is cached (e.g. drop managedFields). */
+  transform?: (obj: KubeObjectLike) => T
+  /** Server-side watch timeout range in seconds; a random value in it is used per watch. */
+  watchTimeoutSeconds?: [number, number]
+  /** Abort a watch that delivered nothing (not even a bookmark) for this long. */
+  stallMs?: number
+  /** Backoff bounds after errors. */
+  minBackoffMs?: number
+  maxBackoffMs?: number
+  /** Page size of the initial list. */
+  pageSize?: number
+  /** Called with a description of every recovery action (for logs and metrics). */
+  onRecover?: (what: 'relist-gone' | 'reconnect' | 'stall' | 'error', detail: string) => void
+  name?: string
+}
+
+export interface ReflectorEvents<T> {
+  add: (obj: T) => void
+  update: (obj: T, old: T) => void
+  delete: (obj: T) => void
+  synced: () => void
+}
+
+export function objectKey(obj: KubeObjectLike): string {
+  const m = obj.metadata ?? {}
+  return m.namespace ? `${m.namespace}/${m.name ?? ''}` : (m.name ?? '')
+}
+
+interface ListResponse {
+  metadata?: { resourceVersion?: string; continue?: string }
+  items?: KubeObjectLike[]
+}
+
+const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (signal.aborted) return resolve()
+    const timer = setTimeout(done, ms)
+    function done(): void {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    signal.addEventListener('abort', done, { once: true })
+  })
+
+export class Reflector<T extends KubeObjectLike = KubeObjectLike> {
+  private readonly client: KubeClient
+  private readonly opts: Required<Omit<ReflectorOptions<T>, 'labelSelector' | 'fieldSelector' | 'transform' | 'onRecover'>> & ReflectorOptions<T>
+  private readonly store = new Map<string, T>()
+  private readonly emitter = new EventEmitter()
+  private readonly stopController = new AbortController()
+  private currentWatch: AbortController | undefined
+  private resourceVersion = ''
+  private synced = false
+  private running: Promise<void> | undefined
+  private syncWaiters: (() => void)[] = []
+  /** Time of the last event or bookmark received (for the watchdog and health). */
+  lastActivity = 0
+  /** Recoveries performed, by kind (exported as metrics). */
+  readonly recoveries: Record<string, number> = { 'relist-gone': 0, reconnect: 0, stall: 0, error: 0 }
+  /** The last error, cleared by a successful list. */
+  lastError: Error | undefined
+
+  constructor(client: KubeClient, opts: ReflectorOptions<T>) {
+    this.client = client
+    this.opts = {
+      watchTimeoutSeconds: [240, 480],
+      stallMs: 120_000,
+      minBackoffMs: 250,
+      maxBackoffMs: 30_000,
+      pageSize: 500,
+      name: opts.path,
+      ...opts,
+    }
+    this.emitter.setMaxListeners(0)
+  }
+
+  on<E extends keyof ReflectorEvents<T>>(event: E, fn: ReflectorEvents<T>[E]): this {
+    this.emitter.on(event, fn as (...a: unknown[]) => void)
+    return this
+  }
+
+  get name(): string {
+    return this.opts.name
+  }
+
+  hasSynced(): boolean {
+    return this.synced
+  }
+
+  /** Resolves after the first complete list. */
+  waitForSync(signal?: AbortSignal): Promise<void> {
+    if (this.synced) return Promise.resolve()
+    return new Promise((resolve, reject) => {
+      this.syncWaiters.push(resolve)
+      signal?.addEventListener('abort', () => reject(new Error(`${this.opts.name}: stopped before the first sync`)), { once: true })
+    })
+  }
+
+  get(namespace: string | undefined, name: string): T | undefined {
+    return this.store.get(namespace ? `${namespace}/${name}` : name)
+  }
+
+  getByKey(key: string): T | undefined {
+    return this.store.get(key)
+  }
+
+  list(): T[] {
+    return [...this.store.values()]
+  }
+
+  size(): number {
+    return this.store.size
+  }
+
+  start(): this {
+    this.running ??= this.run()
+    return this
+  }
+
+  async stop(): Promise<void> {
+    this.stopController.abort()
+    await this.running
+  }
+
+  /** Ends the current watch; the loop watches again from the last resource version. */
+  restartWatch(): void {
+    this.currentWatch?.abort()
+  }
+
+  private prepare(raw: KubeObjectLike): T {
+    const obj = this.opts.transform ? this.opts.transform(raw) : (raw as T)
+    return deepFreeze(obj)
+  }
+
+  private emit<E extends keyof ReflectorEvents<T>>(event: E, ...args: Parameters<ReflectorEvents<T>[E]>): void {
+    for (const l of this.emitter.listeners(event)) {
+      try {
+        ;(l as (...a: unknown[]) => void)(...args)
+      } catch {
+        // A handler's bug must not stop the cache.
+      }
+    }
+  }
+
+  private async relist(signal: AbortSignal): Promise<void> {
+    const fresh = new Map<string, T>()
+    let cont: string | undefined
+    let rv = ''
+    do {
+      const page = await this.client.request<ListResponse>('GET', this.opts.path, {
+        query: { limit: this.opts.pageSize, continue: cont, labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector },
+        signal,
+      })
+      for (const item of page.items ?? []) {
+        const obj = this.prepare(item)
+        fresh.set(objectKey(obj), obj)
+      }
+      cont = page.metadata?.continue || undefined
+      rv = page.metadata?.resourceVersion ?? rv
+    } while (cont)
+    // Replace the store and tell handlers what changed, so a relist after a
+    // gap delivers the missed adds, updates and deletes.
+    for (const [key, old] of this.store) {
+      if (!fresh.has(key)) {
+        this.store.delete(key)
+        this.emit('delete', old)
+      }
+    }
+    for (const [key, obj] of fresh) {
+      const old = this.store.get(key)
+      this.store.set(key, obj)
+      if (!old) this.emit('add', obj)
+      else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion) this.emit('update', obj, old)
+    }
+    this.resourceVersion = rv
+    this.lastActivity = Date.now()
+    this.lastError = undefined
+    if (!this.synced) {
+      this.synced = true
+      for (const w of this.syncWaiters.splice(0)) w()
+      this.emit('synced')
+    }
+  }
+
+  private apply(ev: WatchEvent): 'ok' | 'gone' {
+    this.lastActivity = Date.now()
+    if (ev.type === 'ERROR') {
+      const code = (ev.object as { code?: number }).code
+      if (code === 410) return 'gone'
+      throw new Error(`${this.opts.name}: watch error event: ${JSON.stringify(ev.object).slice(0, 300)}`)
+    }
+    const rv = (ev.object as KubeObjectLike).metadata?.resourceVersion
+    if (ev.type === 'BOOKMARK') {
+      if (rv) this.resourceVersion = rv
+      return 'ok'
+    }
+    const obj = this.prepare(ev.object as KubeObjectLike)
+    const key = objectKey(obj)
+    const old = this.store.get(key)
+    if (ev.type === 'DELETED') {
+      this.store.delete(key)
+      this.emit('delete', old ?? obj)
+    } else {
+      this.store.set(key, obj)
+      if (old) this.emit('update', obj, old)
+      else this.emit('add', obj)
+    }
+    if (rv) this.resourceVersion = rv
+    return 'ok'
+  }
+
+  private async watchOnce(signal: AbortSignal): Promise<'ended' | 'gone' | 'stalled'> {
+    const [lo, hi] = this.opts.watchTimeoutSeconds
+    const timeoutSeconds = Math.floor(lo + Math.random() * (hi - lo))
+    const ac = new AbortController()
+    this.currentWatch = ac
+    const onStop = (): void => ac.abort()
+    signal.addEventListener('abort', onStop, { once: true })
+    let gone = false
+    let stalled = false
+    this.lastActivity = Date.now()
+    const watchdog = setInterval(() => {
+      if (Date.now() - this.lastActivity > this.opts.stallMs) {
+        stalled = true
+        ac.abort()
+      }
+    }, Math.min(5_000, this.opts.stallMs / 4))
+    try {
+      await this.client.watch(
+        this.opts.path,
+        {
+          resourceVersion: this.resourceVersion,
+          allowWatchBookmarks: true,
+          timeoutSeconds,
+          labelSelector: this.opts.labelSelector,
+          fieldSelector: this.opts.fieldSelector,
+        },
+        (ev) => {
+          if (gone) return
+          if (this.apply(ev) === 'gone') {
+            gone = true
+            ac.abort()
+          }
+        },
+        ac.signal,
+      )
+    } catch (e) {
+      if (gone) return 'gone'
+      if (stalled) return 'stalled'
+      if (signal.aborted || ac.signal.aborted) return 'ended'
+      if (e instanceof KubeApiError && e.code === 410) return 'gone'
+      throw e
+    } finally {
+      clearInterval(watchdog)
+      signal.removeEventListener('abort', onStop)
+    }
+    if (gone) return 'gone'
+    if (stalled) return 'stalled'
+    return 'ended'
+  }
+
+  private async run(): Promise<void> {
+    const signal = this.stopController.signal
+    let backoff = this.opts.minBackoffMs
+    let needList = true
+    while (!signal.aborted) {
+      try {
+        if (needList) {
+          await this.relist(signal)
+          needList = false
+        }
+        const outcome = await this.watchOnce(signal)
+        backoff = this.opts.minBackoffMs
+        if (outcome === 'gone') {
+          this.recoveries['relist-gone'] = (this.recoveries['relist-gone'] ?? 0) + 1
+          this.opts.onRecover?.('relist-gone', `${this.opts.name}: resource version too old, relisting`)
+          needList = true
+        } else if (outcome === 'stalled') {
+          this.recoveries.stall = (this.recoveries.stall ?? 0) + 1
+          this.opts.onRecover?.('stall', `${this.opts.name}: no event or bookmark for ${this.opts.stallMs} ms, relisting`)
+          needList = true
+        }
+        // 'ended' is the normal server-side timeout: watch again from the last resourceVersion.
+      } catch (e) {
+        if (signal.aborted) break
+        this.lastError = e as Error
+        this.recoveries.error = (this.recoveries.error ?? 0) + 1
+        this.opts.onRecover?.('error', `${this.opts.name}: ${(e as Error).message}; retrying in ${backoff} ms`)
+        needList = true
+        await sleep(backoff * (0.5 + Math.random() * 0.5), signal)
+        backoff = Math.min(backoff * 2, this.opts.maxBackoffMs)
+      }
+    }
+  }
+}

@@ -1,0 +1,406 @@
+// A local Kubernetes control plane (etcd + kube-apiserver + kube-controller-manager)
+// built from Go modules by test/cluster/build.sh. Used by the integration tests,
+// the benchmarks and `template-sync local`. Processes are tracked by pid (never
+// by name) in a record file so that a crashed run's leftovers can be reaped.
+
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
+import { createServer } from 'node:net'
+import { request as httpsRequest } from 'node:https'
+import { request as httpRequest } from 'node:http'
+import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, rmSync, readdirSync, existsSync, openSync, closeSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, dirname, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const here = dirname(fileURLToPath(import.meta.url))
+
+export const KUBERNETES_VERSION = 'v1.37.2'
+
+export interface ControlPlaneOptions {
+  /** Directory with etcd, kube-apiserver, kube-controller-manager. */
+  binDir?: string
+  /** Work directory; a fresh temporary one when omitted. */
+  workDir?: string
+  /** Start kube-controller-manager (namespace deletion, garbage collection). Default true. */
+  controllerManager?: boolean
+  /** Limit for each component to become ready. Default 90 s. */
+  startTimeoutMs?: number
+  /** Progress messages. */
+  log?: (msg: string) => void
+}
+
+export interface ControlPlane {
+  readonly workDir: string
+  readonly server: string
+  readonly kubeconfigPath: string
+  readonly caCertPath: string
+  readonly caKeyPath: string
+  readonly caPem: string
+  readonly pids: Readonly<Record<string, number>>
+  readonly startMs: number
+  /** Issues a serving certificate signed by the cluster CA (for webhook servers). */
+  issueServingCert(name: string, sans: readonly string[]): { certPath: string; keyPath: string; certPem: string; keyPem: string }
+  /** Peak resident memory of each component so far, in MiB (from /proc VmHWM). */
+  peakRssMiB(): Record<string, number>
+  /** Stops every component (SIGTERM, then SIGKILL) and removes the work directory. */
+  stop(opts?: { keepWorkDir?: boolean }): Promise<void>
+  /** Stops and restarts kube-apiserver only, keeping etcd and its data. */
+  restartApiServer(): Promise<void>
+}
+
+const RECORD_DIR = join(tmpdir(), 'template-sync-controlplanes')
+
+interface Record_ {
+  owner: number
+  workDir: string
+  pids: Record<string, number>
+}
+
+export function defaultBinDir(): string {
+  return resolve(process.env.TEMPLATE_SYNC_BIN_DIR ?? process.env.KUBEBUILDER_ASSETS ?? join(here, 'bin'))
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal)
+  } catch {
+    try {
+      process.kill(pid, signal)
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Kills the processes of control planes whose owning process died without stopping them. */
+export function reapLeftovers(log: (m: string) => void = () => {}): void {
+  if (!existsSync(RECORD_DIR)) return
+  for (const f of readdirSync(RECORD_DIR)) {
+    const file = join(RECORD_DIR, f)
+    let rec: Record_
+    try {
+      rec = JSON.parse(readFileSync(file, 'utf8')) as Record_
+    } catch {
+      rmSync(file, { force: true })
+      continue
+    }
+    if (alive(rec.owner)) continue
+    for (const [name, pid] of Object.entries(rec.pids)) {
+      if (alive(pid)) {
+        log(`reaping leftover ${name} (pid ${pid}) of a crashed run`)
+        killGroup(pid, 'SIGKILL')
+      }
+    }
+    rmSync(rec.workDir, { recursive: true, force: true })
+    rmSync(file, { force: true })
+  }
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer()
+    srv.unref()
+    srv.on('error', rej)
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address()
+      const port = typeof addr === 'object' && addr ? addr.port : 0
+      srv.close(() => res(port))
+    })
+  })
+}
+
+function openssl(cwd: string, args: string[]): void {
+  execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] })
+}
+
+function makeCa(dir: string): void {
+  openssl(dir, ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'ca.key'])
+  openssl(dir, [
+    'req', '-x509', '-new', '-key', 'ca.key', '-sha256', '-days', '30', '-subj', '/CN=template-sync-test-ca',
+    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-out', 'ca.crt',
+  ])
+}
+
+function issueCert(dir: string, name: string, subject: string, ext: string): void {
+  openssl(dir, ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', `${name}.key`])
+  openssl(dir, ['req', '-new', '-key', `${name}.key`, '-subj', subject, '-out', `${name}.csr`])
+  writeFileSync(join(dir, `${name}.ext`), ext)
+  openssl(dir, [
+    'x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '30',
+    '-sha256', '-extfile', `${name}.ext`, '-out', `${name}.crt`,
+  ])
+}
+
+function sanList(sans: readonly string[]): string {
+  return sans.map((s) => (/^[0-9.]+$/.test(s) || s.includes(':') ? `IP:${s}` : `DNS:${s}`)).join(',')
+}
+
+interface Probe {
+  status: number
+  body: string
+}
+
+function get(url: string, tls?: { ca: string; cert?: string; key?: string }): Promise<Probe> {
+  return new Promise((res) => {
+    const u = new URL(url)
+    const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(
+      u,
+      { method: 'GET', timeout: 5000, ...(tls ?? {}) },
+      (r) => {
+        let body = ''
+        r.setEncoding('utf8')
+        r.on('data', (c: string) => (body += c))
+        r.on('end', () => res({ status: r.statusCode ?? 0, body }))
+        r.on('error', () => res({ status: 0, body: '' }))
+      },
+    )
+    req.on('timeout', () => req.destroy(new Error('timeout')))
+    req.on('error', (e) => res({ status: 0, body: String(e) }))
+    req.end()
+  })
+}
+
+function tail(file: string, lines = 40): string {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n')
+  } catch {
+    return '(no log)'
+  }
+}
+
+async function waitFor(what: string, timeoutMs: number, child: ChildProcess | undefined, logFile: string | undefined, check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    if (await check()) return
+    if (child && child.exitCode !== null) {
+      throw new Error(`${what}: process exited with code ${child.exitCode}\n--- tail of ${logFile} ---\n${logFile ? tail(logFile) : ''}`)
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`${what}: not ready after ${timeoutMs} ms\n--- tail of ${logFile} ---\n${logFile ? tail(logFile) : ''}`)
+    }
+    await new Promise((r) => setTimeout(r, 150))
+  }
+}
+
+function peakRss(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+    const m = /VmHWM:\s+(\d+) kB/.exec(status)
+    return m ? Math.round(Number(m[1]) / 1024) : 0
+  } catch {
+    return 0
+  }
+}
+
+export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
+  const t0 = Date.now()
+  const log = opts.log ?? (() => {})
+  const binDir = opts.binDir ?? defaultBinDir()
+  const timeout = opts.startTimeoutMs ?? Number(process.env.TEMPLATE_SYNC_START_TIMEOUT_MS ?? 90_000)
+  const withKcm = opts.controllerManager ?? true
+  for (const b of ['etcd', 'kube-apiserver', ...(withKcm ? ['kube-controller-manager'] : [])]) {
+    if (!existsSync(join(binDir, b))) {
+      throw new Error(`control plane binary ${join(binDir, b)} is missing: run "npm run cluster:build" (test/cluster/build.sh) first`)
+    }
+  }
+  reapLeftovers(log)
+  mkdirSync(RECORD_DIR, { recursive: true })
+  const workDir = opts.workDir ?? mkdtempSync(join(tmpdir(), 'template-sync-cp-'))
+  mkdirSync(workDir, { recursive: true })
+  const pki = join(workDir, 'pki')
+  mkdirSync(pki, { recursive: true })
+  const recordFile = join(RECORD_DIR, `${process.pid}-${Date.now()}.json`)
+  const pids: Record<string, number> = {}
+  const children: Record<string, ChildProcess> = {}
+  const writeRecord = (): void => writeFileSync(recordFile, JSON.stringify({ owner: process.pid, workDir, pids } satisfies Record_))
+
+  // Throwaway PKI: one CA signs the API server's serving cert, the admin client
+  // cert and webhook serving certs; a separate RSA key signs service-account tokens.
+  makeCa(pki)
+  issueCert(pki, 'apiserver', '/CN=kube-apiserver', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\n')
+  issueCert(pki, 'admin', '/O=system:masters/CN=template-sync-admin', 'extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\n')
+  openssl(pki, ['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', 'sa.key'])
+  openssl(pki, ['pkey', '-in', 'sa.key', '-pubout', '-out', 'sa.pub'])
+  const caPem = readFileSync(join(pki, 'ca.crt'), 'utf8')
+  const adminCert = readFileSync(join(pki, 'admin.crt'), 'utf8')
+  const adminKey = readFileSync(join(pki, 'admin.key'), 'utf8')
+
+  const launch = (name: string, args: string[]): ChildProcess => {
+    const logFile = join(workDir, `${name}.log`)
+    const fd = openSync(logFile, 'a')
+    // detached: its own process group, so stop() can signal the whole group by pid.
+    const child = spawn(join(binDir, name), args, { detached: true, stdio: ['ignore', fd, fd] })
+    closeSync(fd)
+    child.unref()
+    if (child.pid === undefined) throw new Error(`could not start ${name}`)
+    pids[name] = child.pid
+    children[name] = child
+    writeRecord()
+    return child
+  }
+
+  const stopOne = async (name: string): Promise<void> => {
+    const pid = pids[name]
+    if (pid === undefined) return
+    killGroup(pid, 'SIGTERM')
+    const deadline = Date.now() + 20_000
+    while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+    if (alive(pid)) killGroup(pid, 'SIGKILL')
+    while (alive(pid)) await new Promise((r) => setTimeout(r, 50))
+    delete pids[name]
+    delete children[name]
+    writeRecord()
+  }
+
+  const peaks: Record<string, number> = {}
+  const samplePeaks = (): Record<string, number> => {
+    for (const [name, pid] of Object.entries(pids)) peaks[name] = Math.max(peaks[name] ?? 0, peakRss(pid))
+    return { ...peaks }
+  }
+
+  const stopAll = async (keepWorkDir = false): Promise<void> => {
+    samplePeaks()
+    for (const name of ['kube-controller-manager', 'kube-apiserver', 'etcd']) await stopOne(name)
+    rmSync(recordFile, { force: true })
+    if (!keepWorkDir) rmSync(workDir, { recursive: true, force: true })
+  }
+
+  try {
+    const etcdClient = await freePort()
+    const etcdPeer = await freePort()
+    const apiPort = await freePort()
+    const etcdUrl = `http://127.0.0.1:${etcdClient}`
+    const etcd = launch('etcd', [
+      '--name=test',
+      `--data-dir=${join(workDir, 'etcd-data')}`,
+      `--listen-client-urls=${etcdUrl}`,
+      `--advertise-client-urls=${etcdUrl}`,
+      `--listen-peer-urls=http://127.0.0.1:${etcdPeer}`,
+      `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeer}`,
+      `--initial-cluster=test=http://127.0.0.1:${etcdPeer}`,
+      '--unsafe-no-fsync=true',
+      '--log-level=warn',
+    ])
+    await waitFor('etcd', timeout, etcd, join(workDir, 'etcd.log'), async () => {
+      const r = await get(`${etcdUrl}/health`)
+      return r.status === 200 && r.body.includes('true')
+    })
+    log(`etcd ready after ${Date.now() - t0} ms`)
+
+    const server = `https://127.0.0.1:${apiPort}`
+    const apiArgs = [
+      `--etcd-servers=${etcdUrl}`,
+      '--bind-address=127.0.0.1',
+      `--secure-port=${apiPort}`,
+      '--advertise-address=127.0.0.1',
+      '--endpoint-reconciler-type=none',
+      `--cert-dir=${join(workDir, 'apiserver-certs')}`,
+      `--tls-cert-file=${join(pki, 'apiserver.crt')}`,
+      `--tls-private-key-file=${join(pki, 'apiserver.key')}`,
+      `--client-ca-file=${join(pki, 'ca.crt')}`,
+      '--authorization-mode=RBAC',
+      `--service-account-issuer=${server}`,
+      `--service-account-key-file=${join(pki, 'sa.pub')}`,
+      `--service-account-signing-key-file=${join(pki, 'sa.key')}`,
+      '--service-cluster-ip-range=10.0.0.0/24',
+      '--allow-privileged=true',
+      '--disable-admission-plugins=ServiceAccount',
+      // Compact often so that watches really meet 410 Gone during tests.
+      '--etcd-compaction-interval=20s',
+      // PodTemplates (unused otherwise) bypass the watch cache, so a watch from a
+      // compacted resourceVersion meets a real 410 Gone from etcd; the cache
+      // would instead replay current state.
+      '--watch-cache-sizes=podtemplates#0',
+      '--v=1',
+    ]
+    const startApi = async (): Promise<void> => {
+      const api = launch('kube-apiserver', apiArgs)
+      const apiLog = join(workDir, 'kube-apiserver.log')
+      const tls = { ca: caPem, cert: adminCert, key: adminKey }
+      await waitFor('kube-apiserver /readyz', timeout, api, apiLog, async () => (await get(`${server}/readyz`, { ca: caPem })).status === 200)
+      await waitFor('kube-apiserver namespace default', timeout, api, apiLog, async () => (await get(`${server}/api/v1/namespaces/default`, tls)).status === 200)
+    }
+    await startApi()
+    log(`kube-apiserver ready after ${Date.now() - t0} ms`)
+
+    const kubeconfigPath = join(workDir, 'kubeconfig')
+    const b64 = (s: string): string => Buffer.from(s).toString('base64')
+    writeFileSync(
+      kubeconfigPath,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters:',
+        '- name: template-sync-test',
+        `  cluster: {server: "${server}", certificate-authority-data: ${b64(caPem)}}`,
+        'users:',
+        '- name: admin',
+        `  user: {client-certificate-data: ${b64(adminCert)}, client-key-data: ${b64(adminKey)}}`,
+        'contexts:',
+        '- name: template-sync-test',
+        '  context: {cluster: template-sync-test, user: admin}',
+        'current-context: template-sync-test',
+        '',
+      ].join('\n'),
+      { mode: 0o600 },
+    )
+
+    if (withKcm) {
+      const kcm = launch('kube-controller-manager', [
+        `--kubeconfig=${kubeconfigPath}`,
+        '--leader-elect=false',
+        '--secure-port=0',
+        '--controllers=namespace-controller,garbage-collector-controller,serviceaccount-controller,serviceaccount-token-controller,clusterrole-aggregation-controller,root-ca-certificate-publisher-controller',
+        `--service-account-private-key-file=${join(pki, 'sa.key')}`,
+        `--root-ca-file=${join(pki, 'ca.crt')}`,
+        '--use-service-account-credentials=false',
+        '--v=1',
+      ])
+      await waitFor('kube-controller-manager (default ServiceAccount)', timeout, kcm, join(workDir, 'kube-controller-manager.log'), async () =>
+        (await get(`${server}/api/v1/namespaces/default/serviceaccounts/default`, { ca: caPem, cert: adminCert, key: adminKey })).status === 200,
+      )
+      log(`kube-controller-manager ready after ${Date.now() - t0} ms`)
+    }
+
+    const startMs = Date.now() - t0
+    return {
+      workDir,
+      server,
+      kubeconfigPath,
+      caCertPath: join(pki, 'ca.crt'),
+      caKeyPath: join(pki, 'ca.key'),
+      caPem,
+      pids,
+      startMs,
+      issueServingCert(name, sans) {
+        issueCert(pki, name, `/CN=${name}`, `subjectAltName=${sanList(sans)}\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\n`)
+        const certPath = join(pki, `${name}.crt`)
+        const keyPath = join(pki, `${name}.key`)
+        return { certPath, keyPath, certPem: readFileSync(certPath, 'utf8'), keyPem: readFileSync(keyPath, 'utf8') }
+      },
+      peakRssMiB: samplePeaks,
+      stop: (o) => stopAll(o?.keepWorkDir ?? false),
+      async restartApiServer() {
+        samplePeaks()
+        await stopOne('kube-apiserver')
+        await startApi()
+      },
+    }
+  } catch (err) {
+    await stopAll(true)
+    const logs = ['etcd', 'kube-apiserver', 'kube-controller-manager']
+      .map((n) => `--- ${n}.log (tail) ---\n${tail(join(workDir, `${n}.log`), 30)}`)
+      .join('\n')
+    rmSync(workDir, { recursive: true, force: true })
+    throw new Error(`control plane failed to start: ${(err as Error).message}\n${logs}`)
+  }
+}

@@ -1,0 +1,673 @@
+import t from 'tap'
+import type { KubeObject } from '../../src/api/meta.ts'
+import {
+  ANNOTATION_INSTANCE_REF,
+  LABEL_INSTANCE,
+  LABEL_INSTANCE_NAME,
+  LABEL_INSTANCE_NAMESPACE,
+  LABEL_INSTANCE_UID,
+  LABEL_SYNC_MODE,
+  type SyncMode,
+} from '../../src/api/names.ts'
+import type { Template } from '../../src/api/template.ts'
+import type { TemplateInstance } from '../../src/api/templateinstance.ts'
+import { decide } from '../../src/admission/decide.ts'
+import type { AdmissionLookups, Decision, DecisionReason } from '../../src/admission/decision.ts'
+import { GARBAGE_COLLECTOR, NAMESPACE_CONTROLLER } from '../../src/admission/exemptions.ts'
+import type { AdmissionRequest, Operation } from '../../src/admission/types.ts'
+import { compileIgnoreFields } from '../../src/fieldpath/compile.ts'
+import { FieldPathError } from '../../src/fieldpath/errors.ts'
+import { deepFreeze } from '../../src/kube/freeze.ts'
+
+// ---- fixtures ----------------------------------------------------------------
+
+const OPERATOR = 'system:serviceaccount:template-sync:template-sync'
+const USER = 'alice@example.com'
+const CONFIG = deepFreeze({ operatorUsernames: [OPERATOR, 'system:serviceaccount:template-sync:reconciler'] })
+const INSTANCE_UID = '7f0c1d2e-0000-4000-8000-000000000001'
+/** A value that must never appear in any message, warning or annotation. */
+const SECRET = 'hunter2-do-not-print'
+
+function anInstance(mutate: (i: TemplateInstance) => void = () => {}): TemplateInstance {
+  const i: TemplateInstance = {
+    apiVersion: 'templates.v2.stakater.com/v2alpha1',
+    kind: 'TemplateInstance',
+    metadata: { name: 'app1', namespace: 'team-a', uid: INSTANCE_UID },
+    spec: { templateRef: { name: 'web', namespace: 'platform' } },
+  }
+  mutate(i)
+  return i
+}
+
+function aTemplate(mode: SyncMode | undefined, ignoreFields?: string[]): Template {
+  const spec: Template['spec'] = { gotemplate: 'kind: ConfigMap' }
+  if (mode !== undefined || ignoreFields !== undefined) {
+    spec.sync = {}
+    if (mode !== undefined) spec.sync.mode = mode
+    if (ignoreFields !== undefined) spec.sync.ignoreFields = ignoreFields
+  }
+  return { metadata: { name: 'web', namespace: 'platform', generation: 3 }, spec }
+}
+
+function managedConfigMap(mutate: (o: KubeObject & { data: Record<string, string> }) => void = () => {}): KubeObject {
+  const o = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: 'app1-cfg',
+      namespace: 'team-a',
+      uid: 'cm-uid',
+      resourceVersion: '100',
+      labels: {
+        app: 'web',
+        [LABEL_INSTANCE]: 'app1',
+        [LABEL_INSTANCE_UID]: INSTANCE_UID,
+        [LABEL_INSTANCE_NAME]: 'app1',
+        [LABEL_INSTANCE_NAMESPACE]: 'team-a',
+        [LABEL_SYNC_MODE]: 'strict',
+      },
+      annotations: { [ANNOTATION_INSTANCE_REF]: 'team-a/app1', note: 'x' },
+    },
+    data: { owner: 'alice', password: SECRET, a: '1', b: '2', c: '3', d: '4', e: '5', f: '6' },
+  }
+  mutate(o)
+  return o
+}
+
+interface RequestOptions {
+  operation?: Operation
+  username?: string
+  subResource?: string
+  dryRun?: boolean
+  old?: KubeObject | null
+  object?: KubeObject | null
+}
+
+function request(o: RequestOptions = {}): AdmissionRequest {
+  const operation = o.operation ?? 'UPDATE'
+  const old = o.old === undefined ? managedConfigMap() : o.old
+  const req: AdmissionRequest = {
+    uid: 'req-1',
+    kind: { group: '', version: 'v1', kind: 'ConfigMap' },
+    resource: { group: '', version: 'v1', resource: 'configmaps' },
+    name: 'app1-cfg',
+    namespace: 'team-a',
+    operation,
+    userInfo: { username: o.username ?? USER, groups: ['system:authenticated'] },
+    object: o.object === undefined ? (operation === 'DELETE' ? null : structuredClone(old)) : o.object,
+    oldObject: operation === 'CREATE' || operation === 'CONNECT' ? null : old,
+  }
+  if (o.subResource !== undefined) req.subResource = o.subResource
+  if (o.dryRun !== undefined) req.dryRun = o.dryRun
+  return req
+}
+
+/** An UPDATE of the managed ConfigMap where `edit` changes the new object. */
+function update(edit: (o: KubeObject & { data: Record<string, string> }) => void, o: RequestOptions = {}): AdmissionRequest {
+  return request({ ...o, operation: 'UPDATE', object: managedConfigMap(edit) })
+}
+
+interface World {
+  instance?: TemplateInstance | undefined
+  template?: Template | undefined
+  terminating?: string[]
+  scaleTarget?: KubeObject
+  /** Replace getIgnore, e.g. with one that throws. */
+  getIgnore?: AdmissionLookups['getIgnore']
+}
+
+function lookups(w: World = {}): AdmissionLookups {
+  const instance = 'instance' in w ? w.instance : anInstance()
+  const template = 'template' in w ? w.template : aTemplate('strict')
+  deepFreeze(instance)
+  deepFreeze(template)
+  deepFreeze(w.scaleTarget)
+  const base: AdmissionLookups = {
+    getInstance: (ns, name) =>
+      instance !== undefined && instance.metadata?.namespace === ns && instance.metadata?.name === name ? instance : undefined,
+    getTemplate: (ns, name) =>
+      template !== undefined && template.metadata?.namespace === ns && template.metadata?.name === name ? template : undefined,
+    getIgnore: w.getIgnore ?? ((tpl) => compileIgnoreFields(tpl.spec.sync?.ignoreFields ?? [])),
+    isNamespaceTerminating: (name) => (w.terminating ?? []).includes(name),
+  }
+  if (w.scaleTarget !== undefined) {
+    const target = w.scaleTarget
+    base.getScaleTarget = (res, ns, name) =>
+      res.resource === 'deployments' && ns === target.metadata?.namespace && name === target.metadata?.name ? target : undefined
+  }
+  return base
+}
+
+/** The assertions judge needs; any tap test satisfies it. */
+interface Asserts {
+  strictSame(found: unknown, wanted: unknown, message: string): unknown
+  notOk(value: unknown, message: string): unknown
+}
+
+/** Runs decide on frozen inputs and checks that nothing was modified. */
+function judge(t: Asserts, req: AdmissionRequest, look: AdmissionLookups = lookups()): Decision {
+  const before = structuredClone(req)
+  deepFreeze(req)
+  const d = decide(req, look, CONFIG)
+  t.strictSame(req, before, 'the request is not modified')
+  const text = JSON.stringify(d)
+  t.notOk(text.includes(SECRET), 'no field value leaks into the decision')
+  return d
+}
+
+// ---- the rules, one row each ------------------------------------------------------
+
+interface Case {
+  name: string
+  req: () => AdmissionRequest
+  world?: World
+  want: { allowed: boolean; reason: DecisionReason; warned?: boolean; paths?: string[] }
+}
+
+const changeData = (o: { data: Record<string, string> }): void => {
+  o.data.owner = 'mallory'
+}
+
+const cases: Case[] = [
+  // request exemptions
+  {
+    name: 'the operator may delete a strict object',
+    req: () => request({ operation: 'DELETE', username: OPERATOR }),
+    want: { allowed: true, reason: 'OperatorIdentity' },
+  },
+  {
+    name: 'every configured operator username is exempt',
+    req: () => update(changeData, { username: 'system:serviceaccount:template-sync:reconciler' }),
+    want: { allowed: true, reason: 'OperatorIdentity' },
+  },
+  {
+    name: 'operator usernames match exactly, not by prefix',
+    req: () => update(changeData, { username: `${OPERATOR}-impostor` }),
+    want: { allowed: false, reason: 'ProtectedFieldChanged', paths: ['data.owner'] },
+  },
+  {
+    name: 'CREATE is never guarded (it is the adoption path)',
+    req: () => request({ operation: 'CREATE' }),
+    want: { allowed: true, reason: 'OperationNotGuarded' },
+  },
+  {
+    name: 'CONNECT is never guarded',
+    req: () => request({ operation: 'CONNECT', object: { kind: 'PodExecOptions' } }),
+    want: { allowed: true, reason: 'OperationNotGuarded' },
+  },
+  {
+    name: 'the status subresource is never guarded',
+    req: () => update((o) => (o.status = { phase: 'x' }), { subResource: 'status' }),
+    want: { allowed: true, reason: 'StatusSubresource' },
+  },
+  {
+    name: 'the namespace controller may delete a strict object',
+    req: () => request({ operation: 'DELETE', username: NAMESPACE_CONTROLLER }),
+    want: { allowed: true, reason: 'NamespaceController' },
+  },
+  {
+    name: 'the garbage collector may delete a strict object',
+    req: () => request({ operation: 'DELETE', username: GARBAGE_COLLECTOR }),
+    want: { allowed: true, reason: 'GarbageCollector' },
+  },
+  {
+    name: 'the garbage collector may drop its finalizer',
+    req: () =>
+      request({
+        username: GARBAGE_COLLECTOR,
+        old: managedConfigMap((o) => (o.metadata!.finalizers = ['foregroundDeletion'])),
+        object: managedConfigMap(),
+      }),
+    want: { allowed: true, reason: 'GarbageCollector' },
+  },
+  {
+    name: 'anything goes in a terminating namespace',
+    req: () => request({ operation: 'DELETE' }),
+    world: { terminating: ['team-a'] },
+    want: { allowed: true, reason: 'NamespaceTerminating' },
+  },
+  {
+    name: 'another namespace terminating changes nothing',
+    req: () => request({ operation: 'DELETE' }),
+    world: { terminating: ['team-b'] },
+    want: { allowed: false, reason: 'ProtectedObjectDeleted' },
+  },
+  {
+    name: 'an object already being deleted may lose its finalizers',
+    req: () =>
+      request({
+        old: managedConfigMap((o) => {
+          o.metadata!.deletionTimestamp = '2026-01-01T00:00:00Z'
+          o.metadata!.finalizers = ['example.com/cleanup']
+        }),
+        object: managedConfigMap((o) => (o.metadata!.deletionTimestamp = '2026-01-01T00:00:00Z')),
+      }),
+    want: { allowed: true, reason: 'ObjectTerminating' },
+  },
+  // ownership
+  {
+    name: 'an object without instance-ref is not managed',
+    req: () =>
+      update(changeData, { old: managedConfigMap((o) => delete o.metadata!.annotations![ANNOTATION_INSTANCE_REF]) }),
+    want: { allowed: true, reason: 'NotManaged' },
+  },
+  {
+    name: 'ownership is read from the stored object: adding instance-ref in the update does not make it managed',
+    req: () =>
+      request({
+        old: managedConfigMap((o) => delete o.metadata!.annotations),
+        object: managedConfigMap(changeData),
+      }),
+    want: { allowed: true, reason: 'NotManaged' },
+  },
+  ...['team-a', 'team-a/app1/x', '/app1', 'team-a/', 'Team-A/app1', 'team-a/app 1', ''].map(
+    (value): Case => ({
+      name: `a malformed instance-ref ${JSON.stringify(value)} is not enforced`,
+      req: () => update(changeData, { old: managedConfigMap((o) => (o.metadata!.annotations![ANNOTATION_INSTANCE_REF] = value)) }),
+      want: { allowed: true, reason: 'OwnerRefMalformed' },
+    }),
+  ),
+  {
+    name: 'a missing owning TemplateInstance allows the request',
+    req: () => request({ operation: 'DELETE' }),
+    world: { instance: undefined },
+    want: { allowed: true, reason: 'OwnerNotFound' },
+  },
+  {
+    name: 'an instance-ref pointing at another instance name finds no owner',
+    req: () => update(changeData, { old: managedConfigMap((o) => (o.metadata!.annotations![ANNOTATION_INSTANCE_REF] = 'team-a/other')) }),
+    want: { allowed: true, reason: 'OwnerNotFound' },
+  },
+  {
+    name: 'an object without the instance-uid label was never taken over',
+    req: () => update(changeData, { old: managedConfigMap((o) => delete o.metadata!.labels![LABEL_INSTANCE_UID]) }),
+    want: { allowed: true, reason: 'OwnerUidMissing' },
+  },
+  {
+    name: 'a recreated TemplateInstance with the same name does not enforce over the old one’s object',
+    req: () => request({ operation: 'DELETE' }),
+    world: { instance: anInstance((i) => (i.metadata!.uid = 'a-newer-uid')) },
+    want: { allowed: true, reason: 'OwnerUidMismatch' },
+  },
+  {
+    name: 'DELETE is allowed while the owning TemplateInstance is being deleted',
+    req: () => request({ operation: 'DELETE' }),
+    world: { instance: anInstance((i) => (i.metadata!.deletionTimestamp = '2026-01-01T00:00:00Z')) },
+    want: { allowed: true, reason: 'OwnerDeleting' },
+  },
+  {
+    name: 'an UPDATE is still judged while the owning TemplateInstance is being deleted',
+    req: () => update(changeData),
+    world: { instance: anInstance((i) => (i.metadata!.deletionTimestamp = '2026-01-01T00:00:00Z')) },
+    want: { allowed: false, reason: 'ProtectedFieldChanged', paths: ['data.owner'] },
+  },
+  {
+    name: 'a missing Template allows the request',
+    req: () => request({ operation: 'DELETE' }),
+    world: { template: undefined },
+    want: { allowed: true, reason: 'TemplateNotFound' },
+  },
+  // sync modes
+  {
+    name: 'mode off allows DELETE',
+    req: () => request({ operation: 'DELETE' }),
+    world: { template: aTemplate('off') },
+    want: { allowed: true, reason: 'SyncOff' },
+  },
+  {
+    name: 'no sync block reads as off',
+    req: () => update(changeData),
+    world: { template: aTemplate(undefined) },
+    want: { allowed: true, reason: 'SyncOff' },
+  },
+  {
+    name: 'the live Template mode decides, not the sync-mode label on the object',
+    req: () =>
+      request({
+        old: managedConfigMap((o) => (o.metadata!.labels![LABEL_SYNC_MODE] = 'off')),
+        object: managedConfigMap((o) => {
+          o.metadata!.labels![LABEL_SYNC_MODE] = 'off'
+          changeData(o)
+        }),
+      }),
+    world: { template: aTemplate('strict') },
+    want: { allowed: false, reason: 'ProtectedFieldChanged', paths: ['data.owner'] },
+  },
+  {
+    name: 'revert allows an UPDATE with a warning',
+    req: () => update(changeData),
+    world: { template: aTemplate('revert') },
+    want: { allowed: true, reason: 'SyncRevert', warned: true, paths: ['data.owner'] },
+  },
+  {
+    name: 'revert allows a DELETE with a warning',
+    req: () => request({ operation: 'DELETE' }),
+    world: { template: aTemplate('revert') },
+    want: { allowed: true, reason: 'SyncRevert', warned: true },
+  },
+  {
+    name: 'revert does not warn about a change that will not be reverted',
+    req: () => update(changeData),
+    world: { template: aTemplate('revert', ['data.owner']) },
+    want: { allowed: true, reason: 'NoProtectedChange' },
+  },
+  // strict
+  {
+    name: 'strict denies DELETE',
+    req: () => request({ operation: 'DELETE' }),
+    want: { allowed: false, reason: 'ProtectedObjectDeleted' },
+  },
+  {
+    name: 'strict denies an UPDATE outside ignoreFields',
+    req: () => update(changeData),
+    world: { template: aTemplate('strict', ['metadata.annotations']) },
+    want: { allowed: false, reason: 'ProtectedFieldChanged', paths: ['data.owner'] },
+  },
+  {
+    name: 'strict allows an UPDATE inside ignoreFields',
+    req: () => update((o) => (o.metadata!.annotations!.note = 'y')),
+    world: { template: aTemplate('strict', ['metadata.annotations']) },
+    want: { allowed: true, reason: 'NoProtectedChange' },
+  },
+  {
+    name: 'strict allows an UPDATE that changes nothing',
+    req: () => update(() => {}),
+    want: { allowed: true, reason: 'NoProtectedChange' },
+  },
+  {
+    name: 'strict ignores server-managed fields',
+    req: () =>
+      update((o) => {
+        o.metadata!.resourceVersion = '101'
+        o.metadata!.generation = 2
+        o.metadata!.managedFields = [{ manager: 'kubectl' }]
+        o.status = { x: 1 }
+      }),
+    want: { allowed: true, reason: 'NoProtectedChange' },
+  },
+  {
+    name: 'removing an ownership label is denied even with metadata.labels ignored',
+    req: () => update((o) => delete o.metadata!.labels![LABEL_INSTANCE_UID]),
+    world: { template: aTemplate('strict', ['metadata.labels']) },
+    want: { allowed: false, reason: 'ProtectedFieldChanged', paths: [`metadata.labels['${LABEL_INSTANCE_UID}']`] },
+  },
+  {
+    name: 'removing all labels is denied even with metadata.labels ignored',
+    req: () => update((o) => delete o.metadata!.labels),
+    world: { template: aTemplate('strict', ['metadata.labels']) },
+    want: { allowed: false, reason: 'ProtectedFieldChanged' },
+  },
+  {
+    name: 'other labels stay free with metadata.labels ignored',
+    req: () => update((o) => (o.metadata!.labels!.app = 'other')),
+    world: { template: aTemplate('strict', ['metadata.labels']) },
+    want: { allowed: true, reason: 'NoProtectedChange' },
+  },
+  {
+    name: 'removing instance-ref is denied even with metadata ignored',
+    req: () => update((o) => delete o.metadata!.annotations![ANNOTATION_INSTANCE_REF]),
+    world: { template: aTemplate('strict', ['metadata']) },
+    want: { allowed: false, reason: 'ProtectedFieldChanged', paths: [`metadata.annotations['${ANNOTATION_INSTANCE_REF}']`] },
+  },
+  {
+    name: 'an invalid ignoreFields list exempts nothing in strict (fail-closed)',
+    req: () => update((o) => (o.metadata!.annotations!.note = 'y')),
+    world: { template: aTemplate('strict', ['metadata.annotations', 'spec..x']) },
+    want: { allowed: false, reason: 'IgnoreFieldsInvalid', paths: ['metadata.annotations.note'] },
+  },
+  {
+    name: 'an invalid ignoreFields list still lets a no-op UPDATE through',
+    req: () => update(() => {}),
+    world: { template: aTemplate('strict', ['spec..x']) },
+    want: { allowed: true, reason: 'NoProtectedChange' },
+  },
+  {
+    name: 'an invalid ignoreFields list under revert still warns',
+    req: () => update(changeData),
+    world: { template: aTemplate('revert', ['spec..x']) },
+    want: { allowed: true, reason: 'SyncRevert', warned: true, paths: ['data.owner'] },
+  },
+  {
+    name: 'an unexpected failure while comparing denies in strict',
+    req: () => update(changeData),
+    world: {
+      getIgnore: () => {
+        throw new Error('cache corrupted')
+      },
+    },
+    want: { allowed: false, reason: 'EvaluationFailed' },
+  },
+  {
+    name: 'an unexpected failure while comparing under revert warns and allows',
+    req: () => update(changeData),
+    world: {
+      template: aTemplate('revert'),
+      getIgnore: () => {
+        throw new Error('cache corrupted')
+      },
+    },
+    want: { allowed: true, reason: 'SyncRevert', warned: true },
+  },
+  // request shape
+  {
+    name: 'an UPDATE without oldObject is refused',
+    req: () => request({ old: null, object: managedConfigMap() }),
+    want: { allowed: false, reason: 'MalformedRequest' },
+  },
+  {
+    name: 'a DELETE without oldObject is refused',
+    req: () => request({ operation: 'DELETE', old: null }),
+    want: { allowed: false, reason: 'MalformedRequest' },
+  },
+  {
+    name: 'an UPDATE without object is refused',
+    req: () => request({ object: null }),
+    want: { allowed: false, reason: 'MalformedRequest' },
+  },
+  {
+    name: 'exemptions still apply to an incomplete request',
+    req: () => request({ old: null, username: OPERATOR }),
+    want: { allowed: true, reason: 'OperatorIdentity' },
+  },
+]
+
+for (const c of cases) {
+  t.test(c.name, async (t) => {
+    const d = judge(t, c.req(), lookups(c.world))
+    t.equal(d.allowed, c.want.allowed, 'allowed')
+    t.equal(d.reason, c.want.reason, 'reason')
+    if (c.want.warned) {
+      t.strictSame(d.warnings, ['this change will be reverted by TemplateInstance team-a/app1'])
+    } else {
+      t.equal(d.warnings, undefined, 'no warning')
+    }
+    if (c.want.paths !== undefined) t.strictSame(d.changedPaths, c.want.paths, 'changed paths')
+    t.ok(d.message !== undefined && d.message.length > 0, 'says why')
+  })
+}
+
+// ---- dry-run -----------------------------------------------------------------------
+
+t.test('a dry-run request is judged like a real one', async (t) => {
+  for (const [edit, world] of [
+    [changeData, {}],
+    [(o: KubeObject) => (o.metadata!.annotations!.note = 'y'), { template: aTemplate('strict', ['metadata.annotations']) }],
+  ] as const) {
+    const real = judge(t, update(edit), lookups(world))
+    const dry = judge(t, update(edit, { dryRun: true }), lookups(world))
+    t.strictSame(dry, real)
+  }
+  const realDelete = judge(t, request({ operation: 'DELETE' }))
+  const dryDelete = judge(t, request({ operation: 'DELETE', dryRun: true }))
+  t.strictSame(dryDelete, realDelete)
+  t.equal(dryDelete.allowed, false)
+})
+
+// ---- /scale ------------------------------------------------------------------------
+
+function aDeployment(mutate: (d: KubeObject) => void = () => {}): KubeObject {
+  const d = managedConfigMap() as KubeObject
+  d.apiVersion = 'apps/v1'
+  d.kind = 'Deployment'
+  d.metadata!.name = 'web'
+  d.metadata!.uid = 'deploy-uid'
+  delete d.data
+  d.spec = { replicas: 2, template: { spec: { containers: [{ name: 'app', image: 'nginx' }] } } }
+  mutate(d)
+  return d
+}
+
+function aScale(replicas: number, uid = 'deploy-uid'): KubeObject {
+  // What the API server sends for /scale: no labels, no annotations.
+  return {
+    apiVersion: 'autoscaling/v1',
+    kind: 'Scale',
+    metadata: { name: 'web', namespace: 'team-a', uid, resourceVersion: '7', creationTimestamp: '2026-01-01T00:00:00Z' },
+    spec: { replicas },
+    status: { replicas: 2, selector: 'app=web' },
+  }
+}
+
+function scaleRequest(from: number, to: number, o: { username?: string; uid?: string } = {}): AdmissionRequest {
+  const req = request({ old: aScale(from, o.uid), object: aScale(to, o.uid), subResource: 'scale', username: o.username })
+  req.kind = { group: 'autoscaling', version: 'v1', kind: 'Scale' }
+  req.resource = { group: 'apps', version: 'v1', resource: 'deployments' }
+  req.name = 'web'
+  return req
+}
+
+t.test('/scale is allowed when spec.replicas is ignored', async (t) => {
+  const d = judge(t, scaleRequest(2, 5), lookups({ scaleTarget: aDeployment(), template: aTemplate('strict', ['spec.replicas']) }))
+  t.equal(d.allowed, true)
+  t.equal(d.reason, 'NoProtectedChange')
+})
+
+t.test('/scale is allowed when a parent of spec.replicas is ignored', async (t) => {
+  const d = judge(t, scaleRequest(2, 5), lookups({ scaleTarget: aDeployment(), template: aTemplate('strict', ['spec']) }))
+  t.equal(d.reason, 'NoProtectedChange')
+})
+
+t.test('/scale is denied when spec.replicas is not ignored', async (t) => {
+  const d = judge(t, scaleRequest(2, 5), lookups({ scaleTarget: aDeployment(), template: aTemplate('strict', ['metadata.annotations']) }))
+  t.equal(d.allowed, false)
+  t.equal(d.reason, 'ProtectedFieldChanged')
+  t.strictSame(d.changedPaths, ['spec.replicas'])
+  t.match(d.message, /^deployments\/scale team-a\/web is managed by TemplateInstance team-a\/app1/)
+})
+
+t.test('/scale to the same replica count is allowed', async (t) => {
+  const d = judge(t, scaleRequest(2, 2), lookups({ scaleTarget: aDeployment() }))
+  t.equal(d.reason, 'NoProtectedChange')
+})
+
+t.test('/scale under revert warns', async (t) => {
+  const d = judge(t, scaleRequest(2, 5), lookups({ scaleTarget: aDeployment(), template: aTemplate('revert') }))
+  t.equal(d.reason, 'SyncRevert')
+  t.strictSame(d.warnings, ['this change will be reverted by TemplateInstance team-a/app1'])
+})
+
+t.test('/scale of an object the caches do not know is allowed', async (t) => {
+  t.equal(judge(t, scaleRequest(2, 5), lookups()).reason, 'ScaleTargetUnknown', 'no scale lookup at all')
+  const other = aDeployment((d) => (d.metadata!.name = 'other'))
+  t.equal(judge(t, scaleRequest(2, 5), lookups({ scaleTarget: other })).reason, 'ScaleTargetUnknown', 'not in the cache')
+})
+
+t.test('/scale ignores a cached target with another UID (recreated object)', async (t) => {
+  const d = judge(t, scaleRequest(2, 5, { uid: 'new-uid' }), lookups({ scaleTarget: aDeployment() }))
+  t.equal(d.reason, 'ScaleTargetUnknown')
+})
+
+t.test('/scale of an unmanaged cached object is not managed', async (t) => {
+  const plain = aDeployment((d) => delete d.metadata!.annotations)
+  t.equal(judge(t, scaleRequest(2, 5), lookups({ scaleTarget: plain })).reason, 'NotManaged')
+})
+
+t.test('/scale by the operator or the HPA identity follows the usual rules', async (t) => {
+  t.equal(judge(t, scaleRequest(2, 5, { username: OPERATOR }), lookups({ scaleTarget: aDeployment() })).reason, 'OperatorIdentity')
+  const hpa = 'system:serviceaccount:kube-system:horizontal-pod-autoscaler'
+  t.equal(judge(t, scaleRequest(2, 5, { username: hpa }), lookups({ scaleTarget: aDeployment() })).allowed, false)
+})
+
+// ---- messages ---------------------------------------------------------------------------
+
+t.test('a denial names the instance, the Template, at most 5 paths and what to do', async (t) => {
+  const d = judge(
+    t,
+    update((o) => {
+      for (const k of ['a', 'b', 'c', 'd', 'e', 'f', 'password']) o.data[k] = 'changed'
+    }),
+  )
+  t.equal(d.allowed, false)
+  if (d.allowed) return
+  t.equal(
+    d.message,
+    'ConfigMap team-a/app1-cfg is managed by TemplateInstance team-a/app1 (Template platform/web, sync.mode strict) ' +
+      'and this change touches protected fields: data.password, data.a, data.b, data.c, data.d and 2 more. ' +
+      'To make it, edit Template platform/web, add the paths to its sync.ignoreFields, or change its sync.mode.',
+  )
+  t.equal(d.changedPaths?.length, 7, 'every path is kept on the decision')
+  t.strictSame(d.auditAnnotations, {
+    reason: 'ProtectedFieldChanged',
+    instance: 'team-a/app1',
+    paths: JSON.stringify(['data.password', 'data.a', 'data.b', 'data.c', 'data.d', 'data.e', 'data.f']),
+  })
+  t.equal(d.owner, 'team-a/app1')
+})
+
+t.test('exactly five paths are listed without "more"', async (t) => {
+  const d = judge(
+    t,
+    update((o) => {
+      for (const k of ['a', 'b', 'c', 'd', 'e']) o.data[k] = 'changed'
+    }),
+  )
+  t.match(d.message, /data\.a, data\.b, data\.c, data\.d, data\.e\. To make it/)
+  t.notMatch(d.message, /more/)
+})
+
+t.test('a DELETE denial says how to remove the object', async (t) => {
+  const d = judge(t, request({ operation: 'DELETE' }))
+  t.equal(
+    d.message,
+    'ConfigMap team-a/app1-cfg is managed by TemplateInstance team-a/app1 (Template platform/web, sync.mode strict) ' +
+      'and cannot be deleted. To remove it, change Template platform/web so it no longer renders this object, ' +
+      "delete TemplateInstance team-a/app1, or change the Template's sync.mode.",
+  )
+  t.strictSame(d.auditAnnotations, { reason: 'ProtectedObjectDeleted', instance: 'team-a/app1' })
+})
+
+t.test('an invalid ignoreFields denial quotes the problem, not the object', async (t) => {
+  const d = judge(t, update(changeData), lookups({ template: aTemplate('strict', ['spec..x']) }))
+  t.match(d.message, /sync\.ignoreFields is invalid \(ignoreFields\[0\] "spec\.\.x": /)
+  t.match(d.message, /Fix sync\.ignoreFields in Template platform\/web/)
+})
+
+t.test('audit annotation keys carry no "/" (the API server adds the webhook name)', async (t) => {
+  for (const req of [request({ operation: 'DELETE' }), update(changeData)]) {
+    const d = judge(t, req)
+    for (const key of Object.keys(d.auditAnnotations ?? {})) t.notMatch(key, /\//)
+  }
+})
+
+t.test('allow decisions carry no audit annotations', async (t) => {
+  t.equal(judge(t, update(() => {})).auditAnnotations, undefined)
+  t.equal(judge(t, update(changeData), lookups({ template: aTemplate('revert') })).auditAnnotations, undefined)
+})
+
+t.test('getIgnore sees the live Template and may throw FieldPathError', async (t) => {
+  let seen: Template | undefined
+  const template = aTemplate('strict', ['data'])
+  const d = judge(
+    t,
+    update(changeData),
+    lookups({
+      template,
+      getIgnore: (tpl) => {
+        seen = tpl
+        throw new FieldPathError('data', 0, 'made up', 0)
+      },
+    }),
+  )
+  t.equal(seen, template)
+  t.equal(d.reason, 'IgnoreFieldsInvalid')
+})
