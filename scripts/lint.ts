@@ -6,7 +6,7 @@
 //  - no console.* in src outside the CLI entry points (logs go through pino)
 //  - files end with a newline and contain no tab indentation or trailing spaces
 
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { readdirSync, readFileSync, lstatSync } from 'node:fs'
 import { join, relative } from 'node:path'
 
 const root = new URL('..', import.meta.url).pathname
@@ -23,8 +23,10 @@ function walk(dir: string, out: string[]): void {
   for (const e of entries) {
     if (e === 'node_modules' || e === 'bin' && dir.endsWith('cluster') || e.startsWith('.')) continue
     const p = join(dir, e)
-    if (statSync(p).isDirectory()) walk(p, out)
-    else if (/\.(ts|js)$/.test(e)) out.push(p)
+    // lstat: never follow symlinks (tests create symlinked certificate dirs).
+    const st = lstatSync(p)
+    if (st.isDirectory()) walk(p, out)
+    else if (st.isFile() && /\.(ts|js)$/.test(e) && st.size < 2_000_000) out.push(p)
   }
 }
 

@@ -94,15 +94,18 @@ export class KubeClient {
     return u
   }
 
-  private count(method: string, query?: Query): void {
-    const verb = query?.watch ? 'WATCH' : method
+  private count(method: string, path: string, query?: Query): void {
+    // Dry runs are reads as far as the cluster is concerned, and lease renewals
+    // are the price of leader election, not work on objects: count both apart.
+    const base = query?.watch ? 'WATCH' : query?.dryRun ? `${method}-DRYRUN` : method
+    const verb = path.includes('/leases') ? `LEASE-${base}` : /\/events(\/|$)/.test(path) ? `EVENT-${base}` : base
     this.counter.total++
     this.counter.byVerb[verb] = (this.counter.byVerb[verb] ?? 0) + 1
   }
 
   private send(method: string, path: string, init: RequestInit): Promise<IncomingMessage> {
     const url = this.url(path, init.query)
-    this.count(method, init.query)
+    this.count(method, path, init.query)
     return this.options(method, url, init).then(
       (opts) =>
         new Promise<IncomingMessage>((resolve, reject) => {

@@ -60,6 +60,11 @@ export class RestMapper {
     return p
   }
 
+  /** The mapping if discovery for its group/version is already cached. */
+  cached(apiVersion: string, kind: string): ResourceMapping | undefined {
+    return this.cache.get(apiVersion)?.byKind.get(kind)
+  }
+
   async mapping(apiVersion: string, kind: string): Promise<ResourceMapping> {
     const cached = this.cache.get(apiVersion)
     const hit = cached?.byKind.get(kind)

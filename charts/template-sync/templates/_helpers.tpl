@@ -1,0 +1,132 @@
+{{/* Chart name, truncated to leave room for suffixes such as "-reconciler". */}}
+{{- define "template-sync.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 40 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Prefix of every resource name: the release name, plus the chart name unless the release name already contains it. */}}
+{{- define "template-sync.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 40 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 40 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 40 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "template-sync.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "template-sync.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "template-sync.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "template-sync.labels" -}}
+helm.sh/chart: {{ include "template-sync.chart" . }}
+{{ include "template-sync.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: template-sync
+{{- end }}
+
+{{/* Names shared between templates (and with the processes' flags). */}}
+{{- define "template-sync.webhookName" -}}{{ include "template-sync.fullname" . }}-webhook{{- end }}
+{{- define "template-sync.reconcilerName" -}}{{ include "template-sync.fullname" . }}-reconciler{{- end }}
+{{- define "template-sync.webhookConfigurationName" -}}{{ include "template-sync.fullname" . }}{{- end }}
+{{- define "template-sync.tlsSecretName" -}}
+{{- if and (not .Values.certManager.enabled) .Values.webhook.tls.existingSecret -}}
+{{ .Values.webhook.tls.existingSecret }}
+{{- else -}}
+{{ include "template-sync.fullname" . }}-webhook-tls
+{{- end -}}
+{{- end }}
+{{- define "template-sync.leaseName" -}}{{ include "template-sync.fullname" . }}-reconciler{{- end }}
+
+{{/* The webhook issues and rotates its own certificate: neither cert-manager nor a user Secret. */}}
+{{- define "template-sync.selfManagedCerts" -}}
+{{- if and (not .Values.certManager.enabled) (not .Values.webhook.tls.existingSecret) }}true{{ end }}
+{{- end }}
+
+{{/* The reconciler's username as the API server sees it; the webhook never judges its writes. */}}
+{{- define "template-sync.reconcilerUsername" -}}
+system:serviceaccount:{{ .Release.Namespace }}:{{ include "template-sync.reconcilerName" . }}
+{{- end }}
+
+{{/* Usernames exempt from judgement: the reconciler plus extras, as a JSON list for CEL and flags. */}}
+{{- define "template-sync.operatorUsernames" -}}
+{{- $users := list (include "template-sync.reconcilerUsername" .) }}
+{{- range .Values.webhook.extraOperatorUsernames }}{{ $users = append $users . }}{{ end }}
+{{- $users | uniq | toJson }}
+{{- end }}
+
+{{- define "template-sync.image" -}}
+{{- if .Values.image.digest -}}
+{{ .Values.image.repository }}@{{ .Values.image.digest }}
+{{- else -}}
+{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{- end -}}
+{{- end }}
+
+{{/* Pod spec parts shared by both Deployments. Call with (dict "root" $ "component" "webhook" "values" .Values.webhook). */}}
+{{- define "template-sync.podScheduling" -}}
+{{- $sel := dict "app.kubernetes.io/name" (include "template-sync.name" .root) "app.kubernetes.io/instance" .root.Release.Name "app.kubernetes.io/component" .component }}
+{{- with .values.priorityClassName }}
+priorityClassName: {{ . }}
+{{- end }}
+{{- with .values.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .values.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .values.topologySpreadConstraints }}
+topologySpreadConstraints:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+affinity:
+{{- if .values.affinity }}
+  {{- toYaml .values.affinity | nindent 2 }}
+{{- else }}
+  podAntiAffinity:
+    preferredDuringSchedulingIgnoredDuringExecution:
+      - weight: 100
+        podAffinityTerm:
+          topologyKey: kubernetes.io/hostname
+          labelSelector:
+            matchLabels:
+              {{- toYaml $sel | nindent 14 }}
+{{- end }}
+{{- end }}
+
+{{/* CEL: the stored object carries the instance-uid label and the given sync-mode. oldObject is null for CREATE and CONNECT; object is null for DELETE, so only oldObject is read. */}}
+{{- define "template-sync.celStoredMode" -}}
+oldObject != null && has(oldObject.metadata) && has(oldObject.metadata.labels) && 'templates.v2.stakater.com/instance-uid' in oldObject.metadata.labels && 'templates.v2.stakater.com/sync-mode' in oldObject.metadata.labels && oldObject.metadata.labels['templates.v2.stakater.com/sync-mode'] == '{{ . }}'
+{{- end }}
+
+{{/* CEL: the request does not come from an identity the webhook always allows. */}}
+{{- define "template-sync.celNotExempt" -}}
+!(request.userInfo.username in {{ include "template-sync.operatorUsernames" . | fromJsonArray | concat (list "system:serviceaccount:kube-system:namespace-controller" "system:serviceaccount:kube-system:generic-garbage-collector") | toJson | replace "\"" "'" }})
+{{- end }}
+
+{{/* clientConfig of every webhook entry. */}}
+{{- define "template-sync.clientConfig" -}}
+{{- if .Values.webhook.url }}
+url: {{ .Values.webhook.url | quote }}
+{{- else }}
+service:
+  name: {{ include "template-sync.webhookName" . }}
+  namespace: {{ .Release.Namespace }}
+  path: /validate
+  port: 443
+{{- end }}
+{{- with .Values.webhook.caBundle }}
+caBundle: {{ . }}
+{{- end }}
+{{- end }}

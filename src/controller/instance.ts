@@ -1,0 +1,671 @@
+// The TemplateInstance reconcile: resolve, render, gate with a server-side
+// dry-run, apply what differs, clean up what is no longer rendered, protect
+// against drift (revert/strict) or freeze (off), and report all of it in status.
+//
+// Drift handling follows "would my apply change anything": the live object is
+// compared with a server-side dry-run apply of the desired object, outside
+// ignoreFields and server-managed fields, and only a difference is written. A
+// cheap pre-check (the last apply's result against the live object from the
+// drift watch) skips the dry-run when nothing relevant changed since.
+
+import { createHash } from 'node:crypto'
+import type { Logger } from 'pino'
+import type { Template } from '../api/template.ts'
+import type { TemplateInstance, TemplateInstanceStatus, ResourceReference } from '../api/templateinstance.ts'
+import type { Condition } from '../api/meta.ts'
+import {
+  ANNOTATION_INSTANCE_REF,
+  FIELD_MANAGER,
+  FINALIZER_INSTANCE,
+  FINALIZER_RESOURCE,
+  LABEL_INSTANCE_UID,
+  LABEL_SYNC_MODE,
+  type SyncMode,
+} from '../api/names.ts'
+import { InstanceConditionType as C, Reason, setCondition, deriveInstancePhase, deriveReadyCondition, toTimestamp, type ConditionUpdate } from '../api/conditions.ts'
+import { compare } from '../drift/compare.ts'
+import type { Change } from '../drift/types.ts'
+import { compileIgnoreFields, type CompiledIgnore } from '../fieldpath/compile.ts'
+import type { ObjectClient, KubeObject } from '../kube/objects.ts'
+import type { KubeClient } from '../kube/client.ts'
+import { CONTENT_JSON_PATCH, CONTENT_MERGE } from '../kube/client.ts'
+import { KubeApiError } from '../kube/errors.ts'
+import type { WatchRegistry } from './registry.ts'
+import { preserveIgnoredFields } from './preserve.ts'
+import { instanceStatusPath, writeStatus } from './status.ts'
+import type { RenderPipeline, SourceRef } from './pipeline.ts'
+import { gvkOf, parseGvk, refKey, refOf } from './identity.ts'
+
+export interface EventSink {
+  normal(obj: KubeObjectRef, reason: string, message: string): void
+  warning(obj: KubeObjectRef, reason: string, message: string): void
+}
+
+export interface KubeObjectRef {
+  apiVersion?: string
+  kind?: string
+  metadata?: { name?: string; namespace?: string; uid?: string }
+}
+
+export interface InstanceReconcilerOptions {
+  /**
+   * Consecutive quick re-drifts of one object (each within `conflictWindowMs`
+   * of our previous correction) that mark a fight with another writer.
+   */
+  conflictThreshold: number
+  conflictWindowMs: number
+  /** First delay before correcting an object that drifted again right after a correction; doubles per quick re-drift. */
+  correctionBackoffMs: number
+  correctionBackoffMaxMs: number
+  templateNotFoundRequeueMs: number
+}
+
+export const DEFAULT_INSTANCE_OPTIONS: InstanceReconcilerOptions = {
+  conflictThreshold: 5,
+  conflictWindowMs: 10_000,
+  correctionBackoffMs: 100,
+  correctionBackoffMaxMs: 10_000,
+  templateNotFoundRequeueMs: 30_000,
+}
+
+export interface InstanceDeps {
+  client: KubeClient
+  objects: ObjectClient
+  getTemplate(namespace: string, name: string): Template | undefined
+  getInstance(namespace: string, name: string): TemplateInstance | undefined
+  getNamespaceLabels(name: string): Record<string, string> | undefined
+  /** Shared drift watches, keyed by GVK string. */
+  drift: WatchRegistry
+  /** Shared parameter-source watches, keyed by sourceWatchKey(). */
+  sources: WatchRegistry
+  pipeline: RenderPipeline
+  events: EventSink
+  log: Logger
+  now(): Date
+  options?: Partial<InstanceReconcilerOptions>
+}
+
+interface AppliedRecord {
+  desiredHash: string
+  result: KubeObject
+}
+
+interface ConflictRecord {
+  manager: string
+  inputs: string
+}
+
+/** What the reconciler remembers about one instance between reconciles (never persisted). */
+interface Memory {
+  uid: string
+  applied: Map<string, AppliedRecord>
+  /** Per object: time of our last correction and how many quick re-drifts in a row. */
+  corrections: Map<string, { last: number; streak: number }>
+  /** Objects in a reported fight, by resource key. */
+  conflicts: Map<string, ConflictRecord>
+  /** Bumped by parameter-source watch events; part of the render memo key. */
+  sourceEpoch: number
+  renderMemo?: { key: string; objects: KubeObject[]; resolved: NonNullable<TemplateInstanceStatus['resolvedParameters']>; sources: SourceRef[] }
+}
+
+export interface ReconcileResult {
+  requeueAfterMs?: number
+}
+
+function hashOf(v: unknown): string {
+  return createHash('sha256').update(JSON.stringify(v)).digest('base64url')
+}
+
+function describe(ref: { kind: string; namespace?: string; name: string }): string {
+  return `${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}`
+}
+
+function apiMessage(e: unknown): string {
+  return e instanceof KubeApiError ? e.apiMessage : (e as Error).message
+}
+
+/** The most recent writer of the object other than us, from managedFields. */
+export function lastOtherManager(obj: KubeObject | undefined): string {
+  const entries = obj?.metadata.managedFields ?? []
+  let best: { manager: string; time: string } | undefined
+  for (const e of entries) {
+    if (!e.manager || e.manager === FIELD_MANAGER) continue
+    const time = e.time ?? ''
+    if (!best || time >= best.time) best = { manager: e.manager, time }
+  }
+  return best?.manager ?? 'unknown'
+}
+
+export class InstanceReconciler {
+  private readonly deps: InstanceDeps
+  private readonly opts: InstanceReconcilerOptions
+  private readonly memory = new Map<string, Memory>()
+  private readonly ignoreCache = new Map<string, CompiledIgnore>()
+
+  constructor(deps: InstanceDeps) {
+    this.deps = deps
+    this.opts = { ...DEFAULT_INSTANCE_OPTIONS, ...(deps.options ?? {}) }
+  }
+
+  /** Called by the manager when a parameter source of the instance changed. */
+  sourceChanged(instanceKey: string): void {
+    const m = this.memory.get(instanceKey)
+    if (m) m.sourceEpoch++
+  }
+
+  forget(instanceKey: string): void {
+    this.memory.delete(instanceKey)
+    this.deps.drift.release(instanceKey)
+    this.deps.sources.release(instanceKey)
+  }
+
+  private mem(key: string, uid: string): Memory {
+    let m = this.memory.get(key)
+    if (!m || m.uid !== uid) {
+      m = { uid, applied: new Map(), corrections: new Map(), conflicts: new Map(), sourceEpoch: 0 }
+      this.memory.set(key, m)
+    }
+    return m
+  }
+
+  private ignoreFor(template: Template): CompiledIgnore {
+    const key = `${template.metadata?.uid ?? ''}/${template.metadata?.generation ?? 0}`
+    let c = this.ignoreCache.get(key)
+    if (!c) {
+      try {
+        c = compileIgnoreFields(template.spec.sync?.ignoreFields ?? [])
+      } catch {
+        // An invalid list is reported on the Template (Valid=False); enforce
+        // everything meanwhile rather than guess which entries were meant.
+        c = compileIgnoreFields([])
+      }
+      if (this.ignoreCache.size > 5000) this.ignoreCache.clear()
+      this.ignoreCache.set(key, c)
+    }
+    return c
+  }
+
+  async reconcile(namespace: string, name: string): Promise<ReconcileResult> {
+    const key = `${namespace}/${name}`
+    const inst = this.deps.getInstance(namespace, name)
+    if (!inst || !inst.metadata?.uid) {
+      this.forget(key)
+      return {}
+    }
+    if (inst.metadata.deletionTimestamp) return this.finalize(key, inst)
+    if (!(inst.metadata.finalizers ?? []).includes(FINALIZER_INSTANCE)) {
+      await this.addInstanceFinalizer(inst)
+      // The update event re-enqueues us with the finalizer in place.
+      return {}
+    }
+    return this.sync(key, inst)
+  }
+
+  private async addInstanceFinalizer(inst: TemplateInstance): Promise<void> {
+    const path = instanceStatusPath(inst.metadata?.namespace ?? '', inst.metadata?.name ?? '').replace(/\/status$/, '')
+    const finalizers = inst.metadata?.finalizers
+    const patch = finalizers
+      ? [
+          { op: 'test', path: '/metadata/resourceVersion', value: inst.metadata?.resourceVersion },
+          { op: 'add', path: '/metadata/finalizers/-', value: FINALIZER_INSTANCE },
+        ]
+      : [
+          { op: 'test', path: '/metadata/resourceVersion', value: inst.metadata?.resourceVersion },
+          { op: 'add', path: '/metadata/finalizers', value: [FINALIZER_INSTANCE] },
+        ]
+    await this.deps.client.request('PATCH', path, { body: patch, contentType: CONTENT_JSON_PATCH })
+  }
+
+  /** Every object that carries this instance's UID label, across the tracked kinds. */
+  private async ownedObjects(inst: TemplateInstance, gvks: readonly string[], preferCache: boolean): Promise<{ objects: KubeObject[]; errors: string[] }> {
+    const uid = inst.metadata?.uid ?? ''
+    const objects: KubeObject[] = []
+    const errors: string[] = []
+    for (const g of gvks) {
+      const { apiVersion, kind } = parseGvk(g)
+      const watch = preferCache ? this.deps.drift.get(g) : undefined
+      if (watch && this.deps.drift.state(g).synced) {
+        for (const o of watch.list()) {
+          if (o.metadata?.labels?.[LABEL_INSTANCE_UID] === uid) objects.push({ ...(o as KubeObject), apiVersion, kind })
+        }
+        continue
+      }
+      try {
+        objects.push(...(await this.deps.objects.list(apiVersion, kind, { labelSelector: `${LABEL_INSTANCE_UID}=${uid}` })))
+      } catch (e) {
+        errors.push(`${g}: ${apiMessage(e)}`)
+      }
+    }
+    return { objects, errors }
+  }
+
+  /** Removes our finalizer and deletes the object, guarded by its UID. */
+  private async deleteOwned(obj: KubeObject): Promise<void> {
+    const ref = refOf(obj)
+    if ((obj.metadata.finalizers ?? []).includes(FINALIZER_RESOURCE)) await this.deps.objects.removeFinalizer(obj, FINALIZER_RESOURCE)
+    if (!obj.metadata.deletionTimestamp) await this.deps.objects.delete(ref, obj.metadata.uid ? { uid: obj.metadata.uid } : {})
+  }
+
+  private async finalize(key: string, inst: TemplateInstance): Promise<ReconcileResult> {
+    this.deps.drift.release(key)
+    this.deps.sources.release(key)
+    if (!(inst.metadata?.finalizers ?? []).includes(FINALIZER_INSTANCE)) {
+      this.memory.delete(key)
+      return {}
+    }
+    const gvks = inst.status?.trackedGVKs ?? []
+    const { objects, errors } = await this.ownedObjects(inst, gvks, false)
+    const failures: string[] = [...errors]
+    for (const obj of objects) {
+      try {
+        await this.deleteOwned(obj)
+        this.deps.events.normal(inst, 'Deleted', `deleted ${describe(refOf(obj))}`)
+      } catch (e) {
+        failures.push(`${describe(refOf(obj))}: ${apiMessage(e)}`)
+      }
+    }
+    if (failures.length > 0) {
+      this.deps.events.warning(inst, 'DeleteFailed', `could not delete rendered resources: ${failures.slice(0, 3).join('; ')}`)
+      throw new Error(`TemplateInstance ${key}: cleanup incomplete: ${failures.join('; ')}`)
+    }
+    // Objects removed above vanish once their other finalizers (if any) are gone;
+    // confirm nothing of ours is left before letting the instance go.
+    const again = await this.ownedObjects(inst, gvks, false)
+    const remaining = again.objects.filter((o) => (o.metadata.finalizers ?? []).includes(FINALIZER_RESOURCE) || !o.metadata.deletionTimestamp)
+    if (remaining.length > 0 || again.errors.length > 0) return { requeueAfterMs: 1000 }
+    const live = await this.deps.objects.get({ apiVersion: inst.apiVersion ?? '', kind: inst.kind ?? 'TemplateInstance', name: inst.metadata?.name ?? '', namespace: inst.metadata?.namespace ?? '' })
+    if (live) await this.deps.objects.removeFinalizer(live, FINALIZER_INSTANCE)
+    this.memory.delete(key)
+    return {}
+  }
+
+  private async sync(key: string, inst: TemplateInstance): Promise<ReconcileResult> {
+    const ns = inst.metadata?.namespace ?? ''
+    const name = inst.metadata?.name ?? ''
+    const uid = inst.metadata?.uid ?? ''
+    const now = this.deps.now()
+    const gen = inst.metadata?.generation
+    const m = this.mem(key, uid)
+    const prev: TemplateInstanceStatus = inst.status ?? {}
+    let conds: readonly Condition[] = prev.conditions ?? []
+    const set = (u: ConditionUpdate): void => {
+      conds = setCondition(conds, { ...u, ...(gen !== undefined ? { observedGeneration: gen } : {}) }, now)
+    }
+    const status: TemplateInstanceStatus = { ...prev }
+    const finish = async (result: ReconcileResult = {}): Promise<ReconcileResult> => {
+      set(deriveReadyCondition(conds))
+      status.conditions = [...conds]
+      status.phase = deriveInstancePhase(conds)
+      if (gen !== undefined && status.phase === 'Ready') status.observedGeneration = gen
+      await writeStatus(this.deps.client, instanceStatusPath(ns, name), prev as Record<string, unknown>, status as Record<string, unknown>)
+      return result
+    }
+
+    // 1. Template
+    const ref = inst.spec.templateRef
+    const template = this.deps.getTemplate(ref.namespace, ref.name)
+    if (!template) {
+      set({ type: C.TemplateResolved, status: 'False', reason: Reason.TemplateNotFound, message: `Template ${ref.namespace}/${ref.name} not found` })
+      this.deps.drift.release(key)
+      this.deps.sources.release(key)
+      return finish({ requeueAfterMs: this.opts.templateNotFoundRequeueMs })
+    }
+    set({ type: C.TemplateResolved, status: 'True', reason: Reason.Success, message: `using Template ${ref.namespace}/${ref.name} generation ${template.metadata?.generation ?? 0}` })
+    const mode: SyncMode = template.spec.sync?.mode ?? 'off'
+    const ignore = this.ignoreFor(template)
+    const trackedGVKs = [...(prev.trackedGVKs ?? [])]
+
+    // 2. Frozen (off after the first clean pass): touch nothing but the mode label.
+    if (mode === 'off' && prev.firstAppliedAt) {
+      this.deps.drift.release(key)
+      this.deps.sources.release(key)
+      const missing = await this.maintainFrozen(inst, trackedGVKs, prev.renderedResources ?? [])
+      set({
+        type: C.Synced,
+        status: 'False',
+        reason: Reason.Frozen,
+        message:
+          `frozen since ${prev.firstAppliedAt}: sync mode is off` +
+          (missing.length > 0 ? `; missing rendered objects (not recreated under off): ${missing.slice(0, 5).join(', ')}` : ''),
+      })
+      return finish()
+    }
+
+    // 3. Target namespace policy
+    const policy = this.deps.pipeline.checkTargetNamespace(template, ns, this.deps.getNamespaceLabels(ns))
+    if (!policy.allowed) {
+      set({ type: C.TargetNamespaceAllowed, status: 'False', reason: policy.reason, message: policy.message })
+      this.deps.drift.release(key)
+      this.deps.sources.release(key)
+      return finish()
+    }
+    set({ type: C.TargetNamespaceAllowed, status: 'True', reason: Reason.Success, message: '' })
+
+    // 4. Parameters and render, memoized on their inputs so that drift events
+    //    (which change neither) do not re-read parameter sources.
+    const memoKey = hashOf([template.metadata?.uid, template.metadata?.generation, uid, gen, inst.metadata?.labels ?? {}, m.sourceEpoch])
+    let desiredRaw: KubeObject[]
+    if (m.renderMemo?.key === memoKey) {
+      desiredRaw = m.renderMemo.objects
+      status.resolvedParameters = m.renderMemo.resolved
+    } else {
+      const params = await this.deps.pipeline.resolveParameters(template, inst)
+      this.deps.sources.setOwnerKeys(key, mode === 'off' ? [] : params.sources.map(sourceWatchKey))
+      if (!params.ok) {
+        set({ type: C.ParametersValid, status: 'False', reason: params.reason, message: params.message })
+        return finish()
+      }
+      set({ type: C.ParametersValid, status: 'True', reason: Reason.AllParametersResolved, message: '' })
+      status.resolvedParameters = params.resolved
+      const rendered = await this.deps.pipeline.render(template, inst, params.values)
+      if (!rendered.ok) {
+        set({ type: C.Rendered, status: 'False', reason: rendered.reason, message: rendered.message })
+        return finish()
+      }
+      desiredRaw = rendered.objects
+      m.renderMemo = { key: memoKey, objects: desiredRaw, resolved: params.resolved, sources: params.sources }
+    }
+    set({ type: C.ParametersValid, status: 'True', reason: Reason.AllParametersResolved, message: '' })
+    set({ type: C.Rendered, status: 'True', reason: Reason.Success, message: `${desiredRaw.length} object(s) rendered` })
+    status.resolvedTemplateRef = { name: ref.name, namespace: ref.namespace, ...(template.metadata?.generation !== undefined ? { generation: template.metadata.generation } : {}) }
+
+    const desired = desiredRaw.map((o) => this.deps.pipeline.stamp(o, { name, namespace: ns, uid }, mode))
+
+    // 5. Persist trackedGVKs before any apply, so cleanup can always find what we create.
+    const gvks = new Set(trackedGVKs)
+    for (const o of desired) gvks.add(gvkOf(o))
+    if (gvks.size !== trackedGVKs.length) {
+      status.trackedGVKs = [...gvks].sort()
+      await writeStatus(this.deps.client, instanceStatusPath(ns, name), prev as Record<string, unknown>, { ...prev, trackedGVKs: status.trackedGVKs } as Record<string, unknown>)
+      prev.trackedGVKs = status.trackedGVKs
+    } else {
+      status.trackedGVKs = trackedGVKs
+    }
+
+    // 6. Drift watches for revert/strict; released under off.
+    const guarded = mode === 'revert' || mode === 'strict'
+    this.deps.drift.setOwnerKeys(key, guarded ? status.trackedGVKs : [])
+
+    // 7. Plan per object: live state, ownership, whether work is needed.
+    interface Plan {
+      obj: KubeObject
+      key: string
+      hash: string
+      live: KubeObject | undefined
+      intent: KubeObject
+      direct: boolean
+    }
+    const plans: Plan[] = []
+    const conflicts: string[] = []
+    const terminating: KubeObject[] = []
+    const instRef = `${ns}/${name}`
+    let requeueAfter: number | undefined
+    for (const obj of desired) {
+      const rk = refKey(refOf(obj))
+      const hash = hashOf(obj)
+      const live = await this.liveObject(obj)
+      if (live && !this.ownedBy(live, uid, instRef)) {
+        const owner = live.metadata.labels?.[LABEL_INSTANCE_UID]
+        conflicts.push(`${describe(refOf(obj))} exists and is not managed by this TemplateInstance${owner ? ` (owned by TemplateInstance uid ${owner})` : ''}`)
+        continue
+      }
+      if (live?.metadata.deletionTimestamp) {
+        terminating.push(live)
+        continue
+      }
+      const rec = m.applied.get(rk)
+      if (live && rec && rec.desiredHash === hash && compare(rec.result, live, ignore).length === 0) {
+        // Back where we left it: any fight over this object is over.
+        m.conflicts.delete(rk)
+        continue
+      }
+      // In a reported fight, stop even the dry-runs until the inputs change.
+      if (m.conflicts.get(rk)?.inputs === hashOf([template.metadata?.generation, gen])) continue
+      // Drift only in fields we set means our apply certainly changes them
+      // back: no need to ask the server first. Anything else (new render,
+      // fields of other managers) goes through the dry-run.
+      const direct = live !== undefined && rec !== undefined && rec.desiredHash === hash && driftOnlyInOwnFields(rec.result, live, obj, ignore)
+      plans.push({ obj, key: rk, hash, live, intent: live ? preserveIgnoredFields(obj, live, ignore) : obj, direct })
+    }
+    if (conflicts.length > 0) {
+      set({ type: C.Applied, status: 'False', reason: Reason.OwnershipConflict, message: `${conflicts.slice(0, 5).join('; ')}. Delete or rename the existing object, or annotate it with ${ANNOTATION_INSTANCE_REF}=${instRef} to let this instance adopt it.` })
+      this.deps.events.warning(inst, Reason.OwnershipConflict, conflicts[0] ?? '')
+      return finish()
+    }
+
+    // A rendered object someone deleted: let it go (release our finalizer); the
+    // DELETED event brings us back to re-create it.
+    for (const t of terminating) {
+      try {
+        await this.deps.objects.removeFinalizer(t, FINALIZER_RESOURCE)
+        this.deps.events.normal(inst, 'ObjectDeleted', `${describe(refOf(t))} was deleted outside template-sync; it will be re-created`)
+      } catch (e) {
+        this.deps.log.warn({ instance: key, object: describe(refOf(t)), err: apiMessage(e) }, 'could not release deleted object')
+      }
+      requeueAfter = 500
+    }
+
+    // 8. Dry-run gate and drift check: nothing is applied unless every object passes.
+    const dry = new Map<string, KubeObject>()
+    for (const p of plans) {
+      if (p.direct) continue
+      try {
+        dry.set(p.key, await this.deps.objects.apply(p.intent, { fieldManager: FIELD_MANAGER, force: true, dryRun: true }))
+      } catch (e) {
+        set({ type: C.Applied, status: 'False', reason: Reason.DryRunFailed, message: `server-side dry-run of ${describe(refOf(p.obj))} failed, nothing was applied: ${apiMessage(e)}` })
+        this.deps.events.warning(inst, Reason.DryRunFailed, `${describe(refOf(p.obj))}: ${apiMessage(e)}`)
+        return finish()
+      }
+    }
+
+    // 9. Apply what differs, with fight detection for repeated corrections.
+    const inputsKey = hashOf([template.metadata?.generation, gen])
+    for (const [k, c] of m.conflicts) if (c.inputs !== inputsKey) m.conflicts.delete(k)
+    const applyErrors: string[] = []
+    const failedKeys = new Set<string>()
+    for (const p of plans) {
+      const would = dry.get(p.key)
+      const changes: Change[] = p.live ? (would ? compare(p.live, would, ignore) : compare(p.live, (m.applied.get(p.key) as AppliedRecord).result, ignore)) : []
+      if (p.live && changes.length === 0) {
+        if (would) m.applied.set(p.key, { desiredHash: p.hash, result: would })
+        m.conflicts.delete(p.key)
+        continue
+      }
+      const isCorrection = p.live !== undefined && m.applied.get(p.key)?.desiredHash === p.hash
+      if (isCorrection) {
+        if (m.conflicts.has(p.key)) continue
+        const nowMs = now.getTime()
+        const prevCorrection = m.corrections.get(p.key)
+        // A re-drift soon after our correction is a sign of another writer
+        // fighting us; occasional edits are simply reverted.
+        const quick = prevCorrection !== undefined && nowMs - prevCorrection.last < this.opts.conflictWindowMs
+        const streak = quick ? prevCorrection.streak + 1 : 1
+        if (streak > this.opts.conflictThreshold) {
+          const manager = lastOtherManager(p.live)
+          m.conflicts.set(p.key, { manager, inputs: inputsKey })
+          this.deps.events.warning(inst, Reason.DriftConflict, `${describe(refOf(p.obj))} drifted again right after each of ${streak - 1} corrections; field manager "${manager}" keeps changing it; corrections stopped until the Template, the instance or the conflict changes`)
+          continue
+        }
+        if (quick && prevCorrection) {
+          const wait = Math.min(this.opts.correctionBackoffMs * 2 ** (streak - 2), this.opts.correctionBackoffMaxMs)
+          if (nowMs - prevCorrection.last < wait) {
+            requeueAfter = Math.min(requeueAfter ?? Infinity, wait - (nowMs - prevCorrection.last))
+            continue
+          }
+        }
+        m.corrections.set(p.key, { last: nowMs, streak })
+      }
+      try {
+        const result = await this.deps.objects.apply(p.intent, { fieldManager: FIELD_MANAGER, force: true })
+        m.applied.set(p.key, { desiredHash: p.hash, result })
+        if (isCorrection) {
+          const paths = changes.slice(0, 10).map((c) => c.path).join(', ')
+          this.deps.events.normal(inst, 'Reverted', `reverted drift in ${describe(refOf(p.obj))}: ${paths}${changes.length > 10 ? ` and ${changes.length - 10} more` : ''}`)
+        } else {
+          this.deps.events.normal(inst, p.live ? 'Updated' : 'Created', `${p.live ? 'updated' : 'created'} ${describe(refOf(p.obj))}`)
+        }
+      } catch (e) {
+        failedKeys.add(p.key)
+        applyErrors.push(`${describe(refOf(p.obj))}: ${apiMessage(e)}`)
+      }
+    }
+    if (applyErrors.length > 0) {
+      set({ type: C.Applied, status: 'False', reason: Reason.ApplyFailed, message: applyErrors.slice(0, 5).join('; ') })
+      this.deps.events.warning(inst, Reason.ApplyFailed, applyErrors[0] ?? '')
+      status.renderedResources = this.resourceRefs(desired, m, failedKeys)
+      return finish({ requeueAfterMs: 5000 })
+    }
+
+    // 10. Orphans: objects of ours that the render no longer names.
+    const desiredKeys = new Set(desired.map((o) => refKey(refOf(o))))
+    const owned = await this.ownedObjects(inst, status.trackedGVKs, guarded)
+    const failedDeletes: ResourceReference[] = []
+    for (const o of owned.objects) {
+      const k = refKey(refOf(o))
+      if (desiredKeys.has(k)) continue
+      try {
+        await this.deleteOwned(o)
+        m.applied.delete(k)
+        this.deps.events.normal(inst, 'Pruned', `deleted ${describe(refOf(o))}: no longer rendered`)
+      } catch (e) {
+        failedDeletes.push({ ...refOf(o), status: 'Failed' })
+        this.deps.events.warning(inst, 'DeleteFailed', `could not delete ${describe(refOf(o))}: ${apiMessage(e)}`)
+      }
+    }
+    set({ type: C.Applied, status: 'True', reason: Reason.Success, message: `${desired.length} object(s) applied` })
+    status.renderedResources = [...this.resourceRefs(desired, m, new Set()), ...failedDeletes]
+    const clean = owned.errors.length === 0 && failedDeletes.length === 0 && terminating.length === 0
+
+    // 11. Sync condition.
+    if (mode === 'off') {
+      if (clean) {
+        status.firstAppliedAt = toTimestamp(now)
+        set({ type: C.Synced, status: 'False', reason: Reason.Frozen, message: `frozen since ${status.firstAppliedAt}: sync mode is off` })
+        this.deps.drift.release(key)
+        this.deps.sources.release(key)
+      } else {
+        set({ type: C.Synced, status: 'False', reason: Reason.SyncPending, message: 'sync mode is off; applying until the first clean pass' })
+        requeueAfter = Math.min(requeueAfter ?? Infinity, 2000)
+      }
+    } else if (m.conflicts.size > 0) {
+      const parts = [...m.conflicts].slice(0, 5).map(([k, c]) => `field manager "${c.manager}" keeps changing ${describeKey(k)}`)
+      set({ type: C.Synced, status: 'False', reason: Reason.DriftConflict, message: `${parts.join('; ')}; corrections stopped until the Template, the instance or the conflict changes` })
+    } else {
+      const states = status.trackedGVKs.map((g) => this.deps.drift.state(g))
+      const failed = states.filter((s) => s.error !== undefined)
+      const starting = states.filter((s) => !s.synced && s.error === undefined)
+      if (failed.length > 0) {
+        const msg = failed.map((s) => `${s.key}: ${s.error}`).join('; ')
+        set({ type: C.Synced, status: 'False', reason: Reason.WatchFailed, message: `drift watch not running for ${msg}` })
+        this.deps.events.warning(inst, Reason.WatchFailed, `drift watch not running for ${msg}`)
+        this.deps.drift.retryFailed()
+        requeueAfter = Math.min(requeueAfter ?? Infinity, 10_000)
+      } else if (starting.length > 0) {
+        set({ type: C.Synced, status: 'Unknown', reason: Reason.SyncPending, message: `starting drift watches for ${starting.map((s) => s.key).join(', ')}` })
+        requeueAfter = Math.min(requeueAfter ?? Infinity, 250)
+      } else {
+        set({ type: C.Synced, status: 'True', reason: Reason.SyncActive, message: `drift watches active for ${states.length} kind(s); mode ${mode}` })
+      }
+    }
+    return finish(requeueAfter !== undefined ? { requeueAfterMs: requeueAfter } : {})
+  }
+
+  private resourceRefs(desired: readonly KubeObject[], m: Memory, failed: Set<string>): ResourceReference[] {
+    return desired.map((o) => {
+      const r = refOf(o)
+      const rec = m.applied.get(refKey(r))
+      const ref: ResourceReference = { ...r }
+      const generation = rec?.result.metadata.generation
+      if (generation !== undefined) ref.observedGeneration = generation
+      if (failed.has(refKey(r))) ref.status = 'Failed'
+      return ref
+    })
+  }
+
+  private ownedBy(live: KubeObject, uid: string, instRef: string): boolean {
+    const labelUid = live.metadata.labels?.[LABEL_INSTANCE_UID]
+    if (labelUid !== undefined) return labelUid === uid
+    // The documented adoption path: pre-annotated with this instance's ref.
+    return live.metadata.annotations?.[ANNOTATION_INSTANCE_REF] === instRef
+  }
+
+  /** The live object: from the drift watch when it covers it, else a GET. */
+  private async liveObject(obj: KubeObject): Promise<KubeObject | undefined> {
+    const g = gvkOf(obj)
+    const watch = this.deps.drift.get(g)
+    if (watch && this.deps.drift.state(g).synced) {
+      const cached = watch.get(obj.metadata.namespace, obj.metadata.name)
+      if (cached) return { ...(cached as KubeObject), apiVersion: obj.apiVersion, kind: obj.kind }
+      // Not in the label-selected cache: absent, or present without our labels.
+    }
+    const got = await this.deps.objects.get(refOf(obj))
+    return got ? { ...got, apiVersion: obj.apiVersion, kind: obj.kind } : undefined
+  }
+
+  /**
+   * While frozen: keep the sync-mode label current, drop our finalizer (so a
+   * manual delete completes), never recreate, and report which rendered
+   * objects are gone.
+   */
+  private async maintainFrozen(inst: TemplateInstance, gvks: readonly string[], rendered: readonly ResourceReference[]): Promise<string[]> {
+    const { objects } = await this.ownedObjects(inst, gvks, false)
+    const byKey = new Map(objects.map((o) => [refKey(refOf(o)), o]))
+    const missing: string[] = []
+    for (const r of rendered) {
+      const o = byKey.get(refKey(r))
+      if (!o) {
+        missing.push(describe(r))
+        continue
+      }
+      // Objects frozen after a revert/strict period still carry our finalizer;
+      // drop it so that a manual delete is never stuck in Terminating.
+      if ((o.metadata.finalizers ?? []).includes(FINALIZER_RESOURCE)) await this.deps.objects.removeFinalizer(o, FINALIZER_RESOURCE)
+      if (o.metadata.deletionTimestamp) {
+        missing.push(describe(r))
+        continue
+      }
+      if (o.metadata.labels?.[LABEL_SYNC_MODE] !== 'off') {
+        const path = await this.deps.objects.path(refOf(o))
+        await this.deps.client.request('PATCH', path, {
+          body: { metadata: { labels: { [LABEL_SYNC_MODE]: 'off' } } },
+          contentType: CONTENT_MERGE,
+          query: { fieldManager: `${FIELD_MANAGER}-label` },
+        })
+      }
+    }
+    return missing
+  }
+}
+
+function describeKey(k: string): string {
+  const [, kind = '', ns = '', name = ''] = k.split('|')
+  return describe({ kind, namespace: ns, name })
+}
+
+/** True when every difference between what we applied and what is live lies in a field our intent sets. */
+function driftOnlyInOwnFields(applied: KubeObject, live: KubeObject, intent: KubeObject, ignore: CompiledIgnore): boolean {
+  const changes = compare(applied, live, ignore)
+  if (changes.length === 0) return false
+  return changes.every((c) => c.kind !== 'added' && hasPointer(intent, c.pointer))
+}
+
+function hasPointer(obj: unknown, pointer: string): boolean {
+  let cur: unknown = obj
+  for (const raw of pointer.split('/').slice(1)) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~')
+    if (Array.isArray(cur)) {
+      const i = Number(key)
+      if (!Number.isInteger(i) || i < 0 || i >= cur.length) return false
+      cur = cur[i]
+    } else if (cur !== null && typeof cur === 'object' && Object.hasOwn(cur, key)) {
+      cur = (cur as Record<string, unknown>)[key]
+    } else {
+      return false
+    }
+  }
+  return true
+}
+
+export function sourceWatchKey(s: SourceRef): string {
+  return `${s.apiVersion}|${s.kind}|${s.namespace ?? ''}`
+}

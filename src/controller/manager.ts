@@ -1,0 +1,237 @@
+// Wires the reconciler's caches, shared watches, queues and workers together.
+// Event handlers only enqueue keys; all work happens in the reconcilers, one
+// worker per key at a time.
+
+import type { Logger } from 'pino'
+import type { Template } from '../api/template.ts'
+import type { TemplateInstance } from '../api/templateinstance.ts'
+import { GROUP, VERSION, LABEL_INSTANCE_UID } from '../api/names.ts'
+import type { KubeClient } from '../kube/client.ts'
+import { RestMapper, resourcePath } from '../kube/discovery.ts'
+import { ObjectClient } from '../kube/objects.ts'
+import { Reflector, type KubeObjectLike } from '../kube/reflector.ts'
+import { WorkQueue } from './queue.ts'
+import { runWorkers } from './workers.ts'
+import { Registry } from './metrics.ts'
+import { WatchRegistry } from './registry.ts'
+import { InstanceReconciler, type EventSink, type InstanceReconcilerOptions } from './instance.ts'
+import { TemplateReconciler } from './template.ts'
+import type { RenderPipeline, TemplateValidator } from './pipeline.ts'
+import { parseGvk } from './identity.ts'
+
+export interface ManagerOptions {
+  client: KubeClient
+  pipeline: RenderPipeline
+  validator: TemplateValidator
+  events: EventSink
+  log: Logger
+  registry?: Registry
+  workers?: number
+  instanceOptions?: Partial<InstanceReconcilerOptions>
+  /** Bounded periodic resync of every instance (safety net, not the mechanism). */
+  resyncMs?: number
+  now?: () => Date
+}
+
+interface NamespaceMeta extends KubeObjectLike {
+  status?: { phase?: string }
+}
+
+/** Drop the bulky parts of managedFields; only who wrote and when is needed (DriftConflict). */
+function slimManagedFields(obj: KubeObjectLike): KubeObjectLike {
+  const meta = obj.metadata as (KubeObjectLike['metadata'] & { managedFields?: { manager?: string; operation?: string; time?: string; subresource?: string }[] }) | undefined
+  if (!meta?.managedFields) return obj
+  return { ...obj, metadata: { ...meta, managedFields: meta.managedFields.map((f) => ({ manager: f.manager, operation: f.operation, time: f.time, ...(f.subresource ? { subresource: f.subresource } : {}) })) } } as KubeObjectLike
+}
+
+function metadataOnly(obj: KubeObjectLike): KubeObjectLike {
+  const m = obj.metadata ?? {}
+  return { metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion } } as KubeObjectLike
+}
+
+const keyOf = (ns: string | undefined, name: string | undefined): string => `${ns ?? ''}/${name ?? ''}`
+const splitKey = (k: string): [string, string] => {
+  const i = k.indexOf('/')
+  return [k.slice(0, i), k.slice(i + 1)]
+}
+
+export class Manager {
+  readonly templates: Reflector<Template & KubeObjectLike>
+  readonly instances: Reflector<TemplateInstance & KubeObjectLike>
+  readonly namespaces: Reflector<NamespaceMeta>
+  readonly drift: WatchRegistry
+  readonly sources: WatchRegistry
+  readonly instanceQueue: WorkQueue<string>
+  readonly templateQueue: WorkQueue<string>
+  readonly instanceReconciler: InstanceReconciler
+  readonly templateReconciler: TemplateReconciler
+  readonly registry: Registry
+  private readonly opts: ManagerOptions
+  private readonly uidToKey = new Map<string, string>()
+  private readonly stop = new AbortController()
+  private resyncTimer: NodeJS.Timeout | undefined
+  private running: Promise<unknown> | undefined
+
+  constructor(opts: ManagerOptions) {
+    this.opts = opts
+    const { client, log } = opts
+    const now = opts.now ?? (() => new Date())
+    this.registry = opts.registry ?? new Registry()
+    const mapper = new RestMapper(client)
+    const objects = new ObjectClient(client, mapper)
+    const onRecover = (what: string, detail: string): void => log.warn({ recovery: what }, detail)
+    const base = `/apis/${GROUP}/${VERSION}`
+    this.templates = new Reflector(client, { path: `${base}/templates`, name: 'templates', onRecover, transform: slimManagedFields as (o: KubeObjectLike) => Template & KubeObjectLike })
+    this.instances = new Reflector(client, { path: `${base}/templateinstances`, name: 'templateinstances', onRecover, transform: slimManagedFields as (o: KubeObjectLike) => TemplateInstance & KubeObjectLike })
+    this.namespaces = new Reflector<NamespaceMeta>(client, {
+      path: '/api/v1/namespaces',
+      name: 'namespaces',
+      onRecover,
+      transform: (o) => ({ metadata: { name: o.metadata?.name, uid: o.metadata?.uid, labels: o.metadata?.labels, resourceVersion: o.metadata?.resourceVersion, deletionTimestamp: o.metadata?.deletionTimestamp }, status: { phase: (o as NamespaceMeta).status?.phase } }) as NamespaceMeta,
+    })
+    this.instanceQueue = new WorkQueue<string>({ name: 'templateinstances', registry: this.registry })
+    this.templateQueue = new WorkQueue<string>({ name: 'templates', registry: this.registry })
+
+    this.drift = new WatchRegistry(async (gvk) => {
+      const { apiVersion, kind } = parseGvk(gvk)
+      const m = await mapper.mapping(apiVersion, kind)
+      const r = new Reflector(client, { path: resourcePath(m), labelSelector: LABEL_INSTANCE_UID, name: `drift ${gvk}`, onRecover, transform: slimManagedFields, stallMs: 90_000 })
+      const enqueue = (o: KubeObjectLike): void => {
+        const uid = o.metadata?.labels?.[LABEL_INSTANCE_UID]
+        const key = uid ? this.uidToKey.get(uid) : undefined
+        if (key) this.instanceQueue.add(key)
+      }
+      r.on('add', enqueue).on('update', enqueue).on('delete', enqueue)
+      // Once synced, every owner must look again: Synced can turn True.
+      r.on('synced', () => {
+        for (const owner of this.drift.ownersOf(gvk)) this.instanceQueue.add(owner)
+      })
+      return r
+    })
+    this.sources = new WatchRegistry(async (key) => {
+      const [apiVersion = '', kind = '', namespace = ''] = key.split('|')
+      const m = await mapper.mapping(apiVersion, kind)
+      const r = new Reflector(client, { path: resourcePath(m, namespace || undefined), name: `source ${key}`, onRecover, transform: metadataOnly })
+      const changed = (): void => {
+        if (!r.hasSynced()) return
+        for (const owner of this.sources.ownersOf(key)) {
+          this.instanceReconciler.sourceChanged(owner)
+          this.instanceQueue.add(owner)
+        }
+      }
+      r.on('add', changed).on('update', changed).on('delete', changed)
+      return r
+    })
+
+    this.instanceReconciler = new InstanceReconciler({
+      client,
+      objects,
+      getTemplate: (ns, name) => this.templates.get(ns, name),
+      getInstance: (ns, name) => this.instances.get(ns, name),
+      getNamespaceLabels: (name) => this.namespaces.get(undefined, name)?.metadata?.labels ?? (this.namespaces.get(undefined, name) ? {} : undefined),
+      drift: this.drift,
+      sources: this.sources,
+      pipeline: opts.pipeline,
+      events: opts.events,
+      log,
+      now,
+      ...(opts.instanceOptions ? { options: opts.instanceOptions } : {}),
+    })
+    this.templateReconciler = new TemplateReconciler({
+      client,
+      getTemplate: (ns, name) => this.templates.get(ns, name),
+      instancesUsing: (ns, name) => this.instancesUsing(ns, name),
+      validator: opts.validator,
+      events: opts.events,
+      now,
+    })
+
+    this.instances.on('add', (i) => this.onInstance(i))
+    this.instances.on('update', (i, old) => {
+      // Status-only updates (our own writes) carry nothing new to act on.
+      if (i.metadata?.generation === old.metadata?.generation && i.metadata?.deletionTimestamp === old.metadata?.deletionTimestamp && JSON.stringify(i.metadata?.finalizers) === JSON.stringify(old.metadata?.finalizers) && JSON.stringify(i.metadata?.labels) === JSON.stringify(old.metadata?.labels) && JSON.stringify(i.metadata?.annotations) === JSON.stringify(old.metadata?.annotations)) return
+      this.onInstance(i)
+    })
+    this.instances.on('delete', (i) => {
+      if (i.metadata?.uid) this.uidToKey.delete(i.metadata.uid)
+      const key = keyOf(i.metadata?.namespace, i.metadata?.name)
+      this.instanceQueue.add(key)
+      // A Template waiting for its last user to go may now be released.
+      const ref = i.spec?.templateRef
+      if (ref) this.templateQueue.add(keyOf(ref.namespace, ref.name))
+    })
+    const onTemplate = (t: Template & KubeObjectLike, old?: Template & KubeObjectLike): void => {
+      const key = keyOf(t.metadata?.namespace, t.metadata?.name)
+      this.templateQueue.add(key)
+      if (old && old.metadata?.generation === t.metadata?.generation && old.metadata?.deletionTimestamp === t.metadata?.deletionTimestamp) return
+      for (const k of this.instancesUsing(t.metadata?.namespace ?? '', t.metadata?.name ?? '')) this.instanceQueue.add(k)
+    }
+    this.templates.on('add', (t) => onTemplate(t)).on('update', (t, old) => onTemplate(t, old))
+    this.templates.on('delete', (t) => {
+      for (const k of this.instancesUsing(t.metadata?.namespace ?? '', t.metadata?.name ?? '')) this.instanceQueue.add(k)
+    })
+    this.namespaces.on('update', (n, old) => {
+      if (JSON.stringify(n.metadata?.labels) === JSON.stringify(old.metadata?.labels)) return
+      for (const i of this.instances.list()) if (i.metadata?.namespace === n.metadata?.name) this.instanceQueue.add(keyOf(i.metadata?.namespace, i.metadata?.name))
+    })
+  }
+
+  private onInstance(i: TemplateInstance & KubeObjectLike): void {
+    if (i.metadata?.uid) this.uidToKey.set(i.metadata.uid, keyOf(i.metadata.namespace, i.metadata.name))
+    this.instanceQueue.add(keyOf(i.metadata?.namespace, i.metadata?.name))
+    const ref = i.spec?.templateRef
+    if (ref && i.metadata?.deletionTimestamp) this.templateQueue.add(keyOf(ref.namespace, ref.name))
+  }
+
+  instancesUsing(namespace: string, name: string): string[] {
+    const out: string[] = []
+    for (const i of this.instances.list()) {
+      const ref = i.spec?.templateRef
+      if (ref && ref.namespace === namespace && ref.name === name) out.push(keyOf(i.metadata?.namespace, i.metadata?.name))
+    }
+    return out
+  }
+
+  /** Starts caches, waits for their first sync, then runs workers until stopped. */
+  async start(): Promise<void> {
+    const signal = this.stop.signal
+    this.namespaces.start()
+    this.templates.start()
+    this.instances.start()
+    await Promise.all([this.namespaces.waitForSync(signal), this.templates.waitForSync(signal), this.instances.waitForSync(signal)])
+    this.opts.log.info({ templates: this.templates.size(), instances: this.instances.size() }, 'caches synced; starting workers')
+    const resync = this.opts.resyncMs ?? 10 * 60_000
+    this.resyncTimer = setInterval(() => {
+      // Spread the resync so it never becomes a burst.
+      const keys = this.instances.list().map((i) => keyOf(i.metadata?.namespace, i.metadata?.name))
+      keys.forEach((k, idx) => this.instanceQueue.addAfter(k, Math.floor((idx / Math.max(1, keys.length)) * resync * 0.5)))
+    }, resync)
+    this.resyncTimer.unref()
+    const log = (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Readonly<Record<string, unknown>>): void => this.opts.log[level]({ ...(fields ?? {}) }, msg)
+    const n = this.opts.workers ?? 4
+    this.running = Promise.all([
+      runWorkers(this.instanceQueue, n, (key) => {
+        const [ns, name] = splitKey(key)
+        return this.instanceReconciler.reconcile(ns, name)
+      }, { log, signal }),
+      runWorkers(this.templateQueue, 1, (key) => {
+        const [ns, name] = splitKey(key)
+        return this.templateReconciler.reconcile(ns, name)
+      }, { log, signal }),
+    ])
+  }
+
+  /** True once the three primary caches have synced. */
+  ready(): boolean {
+    return this.namespaces.hasSynced() && this.templates.hasSynced() && this.instances.hasSynced()
+  }
+
+  async shutdown(): Promise<void> {
+    this.stop.abort()
+    if (this.resyncTimer) clearInterval(this.resyncTimer)
+    this.instanceQueue.shutDown()
+    this.templateQueue.shutDown()
+    await this.running
+    await Promise.all([this.templates.stop(), this.instances.stop(), this.namespaces.stop(), this.drift.stopAll(), this.sources.stopAll()])
+  }
+}

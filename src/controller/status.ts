@@ -1,0 +1,53 @@
+// Status writes: build the next status from the current one, and write it
+// only when something other than bookkeeping changed, so that a converged
+// instance causes no writes at all.
+
+import { isDeepStrictEqual } from 'node:util'
+import type { KubeClient } from '../kube/client.ts'
+import { CONTENT_MERGE } from '../kube/client.ts'
+import { isNotFound } from '../kube/errors.ts'
+import { GROUP, VERSION } from '../api/names.ts'
+
+export function instanceStatusPath(namespace: string, name: string): string {
+  return `/apis/${GROUP}/${VERSION}/namespaces/${encodeURIComponent(namespace)}/templateinstances/${encodeURIComponent(name)}/status`
+}
+
+export function templateStatusPath(namespace: string, name: string): string {
+  return `/apis/${GROUP}/${VERSION}/namespaces/${encodeURIComponent(namespace)}/templates/${encodeURIComponent(name)}/status`
+}
+
+function dropUndefined(v: unknown): unknown {
+  return JSON.parse(JSON.stringify(v ?? {})) as unknown
+}
+
+export function statusEqual(a: unknown, b: unknown): boolean {
+  return isDeepStrictEqual(dropUndefined(a), dropUndefined(b))
+}
+
+/**
+ * Writes `next` as the whole status with a merge patch (keys that disappear
+ * are sent as null). Returns false when nothing changed (no request made) or
+ * the object is gone.
+ */
+export async function writeStatus(
+  client: KubeClient,
+  path: string,
+  current: Record<string, unknown> | undefined,
+  next: Record<string, unknown>,
+  resourceVersion?: string,
+): Promise<boolean> {
+  if (statusEqual(current, next)) return false
+  const body: Record<string, unknown> = { ...(dropUndefined(next) as Record<string, unknown>) }
+  for (const k of Object.keys(current ?? {})) if (!(k in body)) body[k] = null
+  const patch: Record<string, unknown> = { status: body }
+  // The resourceVersion makes the write conditional: a status computed from a
+  // stale cache is rejected (409) and the reconcile runs again on fresh data.
+  if (resourceVersion) patch.metadata = { resourceVersion }
+  try {
+    await client.request('PATCH', path, { body: patch, contentType: CONTENT_MERGE })
+    return true
+  } catch (e) {
+    if (isNotFound(e)) return false
+    throw e
+  }
+}

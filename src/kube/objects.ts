@@ -1,0 +1,135 @@
+// Generic object operations by apiVersion/kind: get, list, server-side apply
+// (optionally dry-run), delete, and finalizer removal. Paths come from the
+// RestMapper, bodies stay raw JSON.
+
+import type { KubeClient, Query } from './client.ts'
+import { CONTENT_APPLY, CONTENT_JSON_PATCH } from './client.ts'
+import { isNotFound } from './errors.ts'
+import { type RestMapper, type ResourceMapping, resourcePath } from './discovery.ts'
+
+export interface KubeObject {
+  apiVersion: string
+  kind: string
+  metadata: {
+    name: string
+    namespace?: string
+    uid?: string
+    resourceVersion?: string
+    generation?: number
+    labels?: Record<string, string>
+    annotations?: Record<string, string>
+    finalizers?: string[]
+    deletionTimestamp?: string
+    managedFields?: ManagedFieldsEntry[]
+    [k: string]: unknown
+  }
+  [k: string]: unknown
+}
+
+export interface ManagedFieldsEntry {
+  manager?: string
+  operation?: string
+  apiVersion?: string
+  time?: string
+  subresource?: string
+  fieldsV1?: Record<string, unknown>
+}
+
+export interface ObjectRef {
+  apiVersion: string
+  kind: string
+  name: string
+  namespace?: string
+}
+
+export interface ApplyOptions {
+  fieldManager: string
+  force?: boolean
+  dryRun?: boolean
+}
+
+export class ObjectClient {
+  readonly client: KubeClient
+  readonly mapper: RestMapper
+
+  constructor(client: KubeClient, mapper: RestMapper) {
+    this.client = client
+    this.mapper = mapper
+  }
+
+  async mapping(apiVersion: string, kind: string): Promise<ResourceMapping> {
+    return this.mapper.mapping(apiVersion, kind)
+  }
+
+  async path(ref: ObjectRef, withName = true): Promise<string> {
+    const m = await this.mapper.mapping(ref.apiVersion, ref.kind)
+    return resourcePath(m, ref.namespace, withName ? ref.name : undefined)
+  }
+
+  async get(ref: ObjectRef): Promise<KubeObject | undefined> {
+    return this.client.getOrUndefined<KubeObject>(await this.path(ref))
+  }
+
+  /** Lists across all namespaces (or one) with a label selector; follows pagination. */
+  async list(apiVersion: string, kind: string, opts: { namespace?: string; labelSelector?: string } = {}): Promise<KubeObject[]> {
+    const m = await this.mapper.mapping(apiVersion, kind)
+    const path = resourcePath(m, opts.namespace)
+    const out: KubeObject[] = []
+    let cont: string | undefined
+    do {
+      const page = await this.client.get<{ items?: KubeObject[]; metadata?: { continue?: string } }>(path, {
+        labelSelector: opts.labelSelector,
+        limit: 500,
+        continue: cont,
+      })
+      for (const it of page.items ?? []) out.push({ ...it, apiVersion, kind })
+      cont = page.metadata?.continue || undefined
+    } while (cont)
+    return out
+  }
+
+  /** Server-side apply of an intent object; returns the resulting (or would-be) object. */
+  async apply(obj: KubeObject, opts: ApplyOptions): Promise<KubeObject> {
+    const path = await this.path({ apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name, ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}) })
+    const query: Query = { fieldManager: opts.fieldManager, force: opts.force ?? true }
+    if (opts.dryRun) query.dryRun = 'All'
+    return this.client.request<KubeObject>('PATCH', path, { body: obj, contentType: CONTENT_APPLY, query })
+  }
+
+  /** Deletes an object; a missing object is not an error. Returns false when it was already gone. */
+  async delete(ref: ObjectRef, opts: { uid?: string; propagationPolicy?: 'Background' | 'Foreground' | 'Orphan' } = {}): Promise<boolean> {
+    const path = await this.path(ref)
+    const body: Record<string, unknown> = { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: opts.propagationPolicy ?? 'Background' }
+    // A UID precondition makes sure we delete the object we own, never a
+    // same-named successor created by someone else.
+    if (opts.uid) body.preconditions = { uid: opts.uid }
+    try {
+      await this.client.request('DELETE', path, { body })
+      return true
+    } catch (e) {
+      if (isNotFound(e)) return false
+      throw e
+    }
+  }
+
+  /**
+   * Removes one finalizer with a JSON patch guarded by a test on the exact
+   * finalizers list, so a concurrent change is never overwritten.
+   */
+  async removeFinalizer(obj: KubeObject, finalizer: string): Promise<void> {
+    const list = obj.metadata.finalizers ?? []
+    const idx = list.indexOf(finalizer)
+    if (idx < 0) return
+    const path = await this.path({ apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name, ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}) })
+    const patch = [
+      { op: 'test', path: `/metadata/finalizers/${idx}`, value: finalizer },
+      { op: 'remove', path: `/metadata/finalizers/${idx}` },
+    ]
+    try {
+      await this.client.request('PATCH', path, { body: patch, contentType: CONTENT_JSON_PATCH })
+    } catch (e) {
+      if (isNotFound(e)) return
+      throw e
+    }
+  }
+}

@@ -1,0 +1,193 @@
+// Entry point of `template-sync reconciler`: settings, logger, API client,
+// health/metrics listener, and leader election. Only the leader runs the
+// Manager; a replica that loses its lease stops all work and exits so that a
+// fresh process (with fresh caches) campaigns again.
+
+import { parseArgs } from 'node:util'
+import { hostname } from 'node:os'
+import pino, { type Logger } from 'pino'
+import { KubeClient } from '../kube/client.ts'
+import { LeaderElector } from '../kube/lease.ts'
+import { EventRecorder } from '../kube/events.ts'
+import { Registry } from '../controller/metrics.ts'
+import { Manager } from '../controller/manager.ts'
+import type { EventSink, KubeObjectRef } from '../controller/instance.ts'
+import { buildHealthApp } from '../webhook/health.ts'
+import { createRenderPipeline, createTemplateValidator } from './wiring.ts'
+
+export interface ReconcilerConfig {
+  kubeconfig: string | undefined
+  healthHost: string
+  healthPort: number
+  leaseNamespace: string
+  leaseName: string
+  workers: number
+  logLevel: string
+  leaseDurationMs: number
+  renewDeadlineMs: number
+  retryPeriodMs: number
+}
+
+export class ReconcilerConfigError extends Error {}
+
+const FLAGS = {
+  kubeconfig: { env: 'TEMPLATE_SYNC_KUBECONFIG', help: 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config, then in-cluster)' },
+  'health-address': { env: 'TEMPLATE_SYNC_HEALTH_ADDRESS', help: 'address of the plain-HTTP health and metrics listener' },
+  'health-port': { env: 'TEMPLATE_SYNC_HEALTH_PORT', help: 'port of the health and metrics listener (default 8082)' },
+  'leader-election-namespace': { env: 'TEMPLATE_SYNC_LEADER_ELECTION_NAMESPACE', help: 'namespace of the leader-election Lease (default: the pod namespace, else default)' },
+  'leader-election-name': { env: 'TEMPLATE_SYNC_LEADER_ELECTION_NAME', help: 'name of the leader-election Lease (default template-sync-reconciler)' },
+  'lease-duration-seconds': { env: 'TEMPLATE_SYNC_LEASE_DURATION_SECONDS', help: 'lease duration (default 15)' },
+  workers: { env: 'TEMPLATE_SYNC_WORKERS', help: 'concurrent TemplateInstance reconciles (default 8)' },
+  'log-level': { env: 'TEMPLATE_SYNC_LOG_LEVEL', help: 'fatal, error, warn, info, debug, trace or silent (default info)' },
+} as const
+
+export function reconcilerUsage(): string {
+  return ['usage: template-sync reconciler [flags]', '', ...Object.entries(FLAGS).map(([f, s]) => `  --${f.padEnd(26)} ${s.help} [$${s.env}]`), ''].join('\n')
+}
+
+function int(v: string, what: string, min: number, max: number): number {
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new ReconcilerConfigError(`${what} must be an integer in ${min}..${max}, got ${JSON.stringify(v)}`)
+  return Number(v)
+}
+
+export function parseReconcilerConfig(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): ReconcilerConfig {
+  let flags: Partial<Record<keyof typeof FLAGS, string>>
+  try {
+    const options = Object.fromEntries(Object.keys(FLAGS).map((k) => [k, { type: 'string' as const }]))
+    flags = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values as Partial<Record<keyof typeof FLAGS, string>>
+  } catch (e) {
+    throw new ReconcilerConfigError(`${(e as Error).message}\n${reconcilerUsage()}`)
+  }
+  const get = (k: keyof typeof FLAGS): string | undefined => flags[k] ?? env[FLAGS[k].env]
+  const leaseSeconds = int(get('lease-duration-seconds') ?? '15', '--lease-duration-seconds', 2, 3600)
+  const logLevel = get('log-level') ?? 'info'
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new ReconcilerConfigError(`--log-level: unknown level ${JSON.stringify(logLevel)}`)
+  return {
+    kubeconfig: get('kubeconfig'),
+    healthHost: get('health-address') ?? '0.0.0.0',
+    healthPort: int(get('health-port') ?? '8082', '--health-port', 0, 65535),
+    leaseNamespace: get('leader-election-namespace') ?? env.POD_NAMESPACE ?? 'default',
+    leaseName: get('leader-election-name') ?? 'template-sync-reconciler',
+    workers: int(get('workers') ?? '8', '--workers', 1, 64),
+    logLevel,
+    leaseDurationMs: leaseSeconds * 1000,
+    renewDeadlineMs: Math.max(1000, Math.floor(leaseSeconds * 1000 * (2 / 3))),
+    retryPeriodMs: Math.max(500, Math.floor((leaseSeconds * 1000) / 7.5)),
+  }
+}
+
+export function eventSink(recorder: EventRecorder): EventSink {
+  const involved = (o: KubeObjectRef): { apiVersion: string; kind: string; name: string; namespace?: string; uid?: string } => ({
+    apiVersion: o.apiVersion ?? '',
+    kind: o.kind ?? '',
+    name: o.metadata?.name ?? '',
+    ...(o.metadata?.namespace ? { namespace: o.metadata.namespace } : {}),
+    ...(o.metadata?.uid ? { uid: o.metadata.uid } : {}),
+  })
+  return {
+    normal: (o, reason, message) => void recorder.record(involved(o), 'Normal', reason, message),
+    warning: (o, reason, message) => void recorder.record(involved(o), 'Warning', reason, message),
+  }
+}
+
+export interface RunReconcilerOptions {
+  argv: readonly string[]
+  env: Readonly<Record<string, string | undefined>>
+  handleSignals?: boolean
+  log?: Logger
+}
+
+/** Runs until a signal stops it or the lease is lost; resolves with the exit code. */
+export async function runReconciler(options: RunReconcilerOptions): Promise<number> {
+  let config: ReconcilerConfig
+  try {
+    config = parseReconcilerConfig(options.argv, options.env)
+  } catch (e) {
+    ;(options.log ?? pino()).fatal({ err: e }, 'invalid reconciler settings')
+    return 2
+  }
+  const log = options.log ?? pino({ level: config.logLevel, base: { component: 'template-sync-reconciler' }, timestamp: pino.stdTimeFunctions.isoTime })
+  const client = config.kubeconfig ? KubeClient.fromFile(config.kubeconfig, 'template-sync-reconciler') : KubeClient.fromDefault('template-sync-reconciler')
+  const registry = new Registry()
+  const requests = registry.counter({ name: 'template_sync_kube_requests_total', help: 'Kubernetes API requests made by the reconciler, by verb (dry-runs and watches apart)', labelNames: ['verb'] })
+  const seen: Record<string, number> = {}
+  registry.onCollect(() => {
+    for (const [verb, n] of Object.entries(client.counter.byVerb)) {
+      requests.inc({ verb }, n - (seen[verb] ?? 0))
+      seen[verb] = n
+    }
+  })
+  const identity = `${options.env.POD_NAME ?? hostname()}-${Math.random().toString(36).slice(2, 8)}`
+  const recorder = new EventRecorder({ client, reportingInstance: identity, log: (level, msg, fields) => log[level]({ ...(fields ?? {}) }, msg) })
+  let manager: Manager | undefined
+  let leading = false
+  let stopping = false
+
+  const health = buildHealthApp({
+    log: log.child({ listener: 'health' }),
+    registry,
+    readiness: () => {
+      if (stopping) return { ready: false, reasons: ['shutting down'] }
+      // A standby replica is healthy and ready to take over.
+      if (!leading) return { ready: true, reasons: [] }
+      return manager?.ready() ? { ready: true, reasons: [] } : { ready: false, reasons: ['caches not synced'] }
+    },
+  })
+  await health.listen({ host: config.healthHost, port: config.healthPort })
+
+  let exitCode = 0
+  const elector = new LeaderElector({
+    client,
+    namespace: config.leaseNamespace,
+    name: config.leaseName,
+    identity,
+    leaseDurationMs: config.leaseDurationMs,
+    renewDeadlineMs: config.renewDeadlineMs,
+    retryPeriodMs: config.retryPeriodMs,
+    log: (level, msg, fields) => log[level]({ ...(fields ?? {}) }, msg),
+    callbacks: {
+      onStartedLeading: async (signal) => {
+        leading = true
+        log.info({ identity, lease: `${config.leaseNamespace}/${config.leaseName}` }, 'became leader; starting reconcilers')
+        manager = new Manager({ client, pipeline: createRenderPipeline(client), validator: createTemplateValidator(), events: eventSink(recorder), log, registry, workers: config.workers })
+        const m = manager
+        signal.addEventListener('abort', () => void m.shutdown(), { once: true })
+        await m.start()
+        await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })))
+        await m.shutdown()
+      },
+      onStoppedLeading: () => {
+        leading = false
+        if (!stopping) {
+          log.error({ identity }, 'lost the leader lease; stopping all work and exiting')
+          exitCode = 1
+          stopping = true
+        }
+      },
+      onNewLeader: (id) => log.info({ leader: id }, 'leader observed'),
+    },
+  })
+
+  const done = new Promise<void>((resolve) => {
+    const stop = (sig: string): void => {
+      if (stopping && exitCode === 0) return
+      stopping = true
+      log.info({ signal: sig }, 'shutting down')
+      void elector.stop().finally(resolve)
+    }
+    if (options.handleSignals ?? true) {
+      process.once('SIGTERM', () => stop('SIGTERM'))
+      process.once('SIGINT', () => stop('SIGINT'))
+    }
+    void elector.run().then(() => resolve(), (e: unknown) => {
+      log.error({ err: e }, 'leader election failed')
+      exitCode = 1
+      resolve()
+    })
+  })
+  await done
+  await recorder.flush()
+  await health.close()
+  client.close()
+  return exitCode
+}

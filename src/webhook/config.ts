@@ -1,0 +1,115 @@
+// Webhook process settings from flags and environment, parsed once. Flags win
+// over environment variables; both are validated here so that a typo stops
+// the process at start instead of surfacing as odd behaviour later.
+
+import { parseArgs } from 'node:util'
+
+export const LOG_LEVELS = Object.freeze(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const)
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+export interface WebhookConfig {
+  /** Path to a kubeconfig; absent means the client's default loading ($KUBECONFIG, ~/.kube/config, in-cluster). */
+  readonly kubeconfig: string | undefined
+  readonly certDir: string
+  readonly certFile: string
+  readonly keyFile: string
+  readonly host: string
+  readonly port: number
+  readonly healthHost: string
+  readonly healthPort: number
+  /** Exact usernames whose writes are never judged (the reconciler's service accounts). */
+  readonly operatorUsernames: readonly string[]
+  readonly logLevel: LogLevel
+  readonly drainMs: number
+}
+
+export const DEFAULT_WEBHOOK_CONFIG: WebhookConfig = Object.freeze({
+  kubeconfig: undefined,
+  certDir: '/etc/template-sync/webhook-tls',
+  certFile: 'tls.crt',
+  keyFile: 'tls.key',
+  host: '0.0.0.0',
+  port: 9443,
+  healthHost: '0.0.0.0',
+  healthPort: 8081,
+  operatorUsernames: Object.freeze([]) as readonly string[],
+  logLevel: 'info' as LogLevel,
+  drainMs: 5_000,
+})
+
+/** Flag name, environment variable, and what it sets. */
+const SETTINGS = {
+  // KUBECONFIG itself (which may list several files) is left to the client's default loading.
+  kubeconfig: { env: 'TEMPLATE_SYNC_KUBECONFIG', help: 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config, then in-cluster)' },
+  'cert-dir': { env: 'TEMPLATE_SYNC_WEBHOOK_CERT_DIR', help: 'directory with the serving certificate and key' },
+  'cert-file': { env: 'TEMPLATE_SYNC_WEBHOOK_CERT_FILE', help: 'certificate file name inside cert-dir' },
+  'key-file': { env: 'TEMPLATE_SYNC_WEBHOOK_KEY_FILE', help: 'key file name inside cert-dir' },
+  'listen-address': { env: 'TEMPLATE_SYNC_WEBHOOK_ADDRESS', help: 'address of the TLS admission listener' },
+  port: { env: 'TEMPLATE_SYNC_WEBHOOK_PORT', help: 'port of the TLS admission listener' },
+  'health-address': { env: 'TEMPLATE_SYNC_HEALTH_ADDRESS', help: 'address of the plain-HTTP health and metrics listener' },
+  'health-port': { env: 'TEMPLATE_SYNC_HEALTH_PORT', help: 'port of the health and metrics listener' },
+  'operator-usernames': { env: 'TEMPLATE_SYNC_OPERATOR_USERNAMES', help: 'comma-separated usernames never judged (the reconciler)' },
+  'log-level': { env: 'TEMPLATE_SYNC_LOG_LEVEL', help: `one of ${LOG_LEVELS.join(', ')}` },
+  'drain-seconds': { env: 'TEMPLATE_SYNC_WEBHOOK_DRAIN_SECONDS', help: 'seconds between readiness turning false and the listener closing' },
+} as const
+
+type SettingName = keyof typeof SETTINGS
+
+export class WebhookConfigError extends Error {
+  override readonly name = 'WebhookConfigError'
+  readonly code = 'WEBHOOK_CONFIG_INVALID'
+}
+
+/** Usage text for `template-sync webhook --help`. */
+export function webhookUsage(): string {
+  const lines = Object.entries(SETTINGS).map(([flag, s]) => `  --${flag.padEnd(20)} ${s.help} [$${s.env}]`)
+  return ['usage: template-sync webhook [flags]', '', ...lines, ''].join('\n')
+}
+
+function port(value: string, what: string): number {
+  const n = Number(value)
+  if (!/^\d+$/.test(value) || !Number.isInteger(n) || n < 0 || n > 65535) throw new WebhookConfigError(`${what} must be a port number (0-65535), got ${JSON.stringify(value)}`)
+  return n
+}
+
+export function parseWebhookConfig(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): WebhookConfig {
+  let flags: Partial<Record<SettingName, string>>
+  try {
+    const options = Object.fromEntries(Object.keys(SETTINGS).map((k) => [k, { type: 'string' as const }]))
+    flags = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values as Partial<Record<SettingName, string>>
+  } catch (err) {
+    throw new WebhookConfigError(`${(err as Error).message}\n${webhookUsage()}`)
+  }
+  const get = (name: SettingName): string | undefined => {
+    const v = flags[name] ?? env[SETTINGS[name].env]
+    return v === undefined || v.trim() === '' ? undefined : v.trim()
+  }
+  const d = DEFAULT_WEBHOOK_CONFIG
+  const level = get('log-level') ?? d.logLevel
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new WebhookConfigError(`log level must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(level)}`)
+  const drain = get('drain-seconds')
+  const drainSeconds = drain === undefined ? d.drainMs / 1000 : Number(drain)
+  if (!Number.isFinite(drainSeconds) || drainSeconds < 0 || drainSeconds > 300) {
+    throw new WebhookConfigError(`drain seconds must be a number between 0 and 300, got ${JSON.stringify(drain)}`)
+  }
+  const users = (get('operator-usernames') ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter((u) => u !== '')
+  const host = get('listen-address') ?? d.host
+  const portText = get('port')
+  const healthPortText = get('health-port')
+  return Object.freeze({
+    kubeconfig: get('kubeconfig'),
+    certDir: get('cert-dir') ?? d.certDir,
+    certFile: get('cert-file') ?? d.certFile,
+    keyFile: get('key-file') ?? d.keyFile,
+    host,
+    port: portText === undefined ? d.port : port(portText, 'port'),
+    healthHost: get('health-address') ?? host,
+    healthPort: healthPortText === undefined ? d.healthPort : port(healthPortText, 'health port'),
+    operatorUsernames: Object.freeze([...new Set(users)]),
+    logLevel: level as LogLevel,
+    drainMs: Math.round(drainSeconds * 1000),
+  })
+}

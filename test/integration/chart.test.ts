@@ -1,0 +1,540 @@
+// The Helm chart: lint and render with several value sets, the values schema,
+// the CRDs it ships, and an install of the default rendering into the test
+// API server (server-side dry-run of every object, then for real), including
+// the webhook configuration's CEL matchConditions as the API server compiles
+// and evaluates them.
+
+import t from 'tap'
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { loadAll } from 'js-yaml'
+import { adminClient, eventually, freshNamespace } from './helpers/cluster.ts'
+import { crdManifests } from '../../src/api/crds.ts'
+import { LABEL_INSTANCE_UID, LABEL_SYNC_MODE } from '../../src/api/names.ts'
+import { CONTENT_APPLY, CONTENT_MERGE, type KubeClient } from '../../src/kube/client.ts'
+import { RestMapper, resourcePath } from '../../src/kube/discovery.ts'
+import { KubeApiError } from '../../src/kube/errors.ts'
+
+const root = new URL('../../', import.meta.url).pathname
+const chartDir = join(root, 'charts/template-sync')
+const helmBin = join(root, 'test/cluster/bin/helm')
+const KUBE_VERSION = '1.37.2'
+const helmHome = mkdtempSync(join(tmpdir(), 'ts-helm-'))
+
+interface Manifest {
+  apiVersion: string
+  kind: string
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> }
+  [k: string]: unknown
+}
+interface Rule {
+  apiGroups: string[]
+  resources: string[]
+  resourceNames?: string[]
+  verbs: string[]
+}
+interface WebhookEntry {
+  name: string
+  failurePolicy: string
+  timeoutSeconds: number
+  sideEffects: string
+  admissionReviewVersions: string[]
+  matchPolicy: string
+  clientConfig: { url?: string; caBundle?: string; service?: { name: string; namespace: string; path: string; port: number } }
+  rules: { apiGroups: string[]; apiVersions: string[]; resources: string[]; operations: string[]; scope: string }[]
+  namespaceSelector?: { matchExpressions: { key: string; operator: string; values: string[] }[] }
+  matchConditions?: { name: string; expression: string }[]
+}
+interface PodSpec {
+  serviceAccountName: string
+  securityContext: Record<string, unknown>
+  affinity?: { podAntiAffinity?: { preferredDuringSchedulingIgnoredDuringExecution?: { podAffinityTerm: { topologyKey: string } }[] } }
+  containers: {
+    name: string
+    image: string
+    args: string[]
+    securityContext: Record<string, unknown>
+    readinessProbe: { httpGet: { path: string; port: string } }
+    livenessProbe: { httpGet: { path: string; port: string } }
+    ports: { name: string; containerPort: number }[]
+    volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[]
+    resources: Record<string, unknown>
+  }[]
+  volumes?: { name: string; emptyDir?: unknown; secret?: { secretName: string } }[]
+}
+type Deployment = Manifest & { spec: { replicas: number; template: { spec: PodSpec } } }
+
+/** Waits for test/cluster/build.sh when another process is still building helm. */
+async function helmPath(): Promise<string> {
+  const deadline = Date.now() + 15 * 60_000
+  while (!existsSync(helmBin)) {
+    if (Date.now() > deadline) throw new Error(`${helmBin} missing: run test/cluster/build.sh`)
+    await new Promise((r) => setTimeout(r, 2_000))
+  }
+  return helmBin
+}
+
+interface HelmResult {
+  status: number | null
+  stdout: string
+  stderr: string
+}
+
+function helm(bin: string, args: string[]): HelmResult {
+  const r = spawnSync(bin, args, {
+    encoding: 'utf8',
+    env: { ...process.env, HELM_CACHE_HOME: join(helmHome, 'cache'), HELM_CONFIG_HOME: join(helmHome, 'config'), HELM_DATA_HOME: join(helmHome, 'data') },
+    maxBuffer: 32 * 1024 * 1024,
+  })
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
+let valuesSeq = 0
+function valuesFile(values: object): string {
+  const file = join(helmHome, `values-${valuesSeq++}.json`)
+  writeFileSync(file, JSON.stringify(values))
+  return file
+}
+
+const bin = await helmPath()
+
+function render(values: object = {}, release = 'template-sync', namespace = 'template-sync'): Manifest[] {
+  const r = helm(bin, ['template', release, chartDir, '--namespace', namespace, '--kube-version', KUBE_VERSION, '-f', valuesFile(values)])
+  if (r.status !== 0) throw new Error(`helm template failed: ${r.stderr}`)
+  return (loadAll(r.stdout) as (Manifest | null)[]).filter((m): m is Manifest => m !== null)
+}
+
+const find = <T extends Manifest = Manifest>(ms: Manifest[], kind: string, name: string): T => {
+  const m = ms.find((x) => x.kind === kind && x.metadata.name === name)
+  if (!m) throw new Error(`no ${kind} ${name} in ${ms.map((x) => `${x.kind}/${x.metadata.name}`).join(', ')}`)
+  return m as T
+}
+const rulesOf = (ms: Manifest[], kind: string, name: string): Rule[] => (find(ms, kind, name) as Manifest & { rules: Rule[] }).rules
+const webhooksOf = (ms: Manifest[]): WebhookEntry[] => (find(ms, 'ValidatingWebhookConfiguration', 'template-sync') as Manifest & { webhooks: WebhookEntry[] }).webhooks
+const argValues = (args: readonly string[], flag: string): string[] => args.flatMap((a, i) => (a === flag ? [args[i + 1] ?? ''] : []))
+
+const caBundle = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n').toString('base64')
+const valueSets: Record<string, object> = {
+  default: {},
+  'cert-manager': { certManager: { enabled: true } },
+  'cert-manager with an existing issuer': { certManager: { enabled: true, issuerRef: { name: 'corp-ca', kind: 'ClusterIssuer' } } },
+  'additional rules': {
+    rbac: {
+      additionalRules: [
+        { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },
+        { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },
+      ],
+    },
+  },
+  'url override': { webhook: { url: 'https://127.0.0.1:9443/validate', caBundle } },
+  'existing secret': { webhook: { tls: { existingSecret: 'my-webhook-tls' }, caBundle } },
+  'scale fails closed, no revert entry, one replica each': {
+    webhook: { replicas: 1, scale: { failurePolicy: 'Fail' }, revert: { enabled: false }, podDisruptionBudget: { enabled: false }, priorityClassName: 'system-cluster-critical' },
+    reconciler: { replicas: 1 },
+  },
+}
+
+t.test('helm lint passes for every value set', async (t) => {
+  for (const [name, values] of Object.entries(valueSets)) {
+    const r = helm(bin, ['lint', chartDir, '--strict', '--kube-version', KUBE_VERSION, '-f', valuesFile(values)])
+    t.equal(r.status, 0, `${name}: ${r.stdout}${r.stderr}`)
+  }
+})
+
+t.test('helm template renders every value set', async (t) => {
+  for (const [name, values] of Object.entries(valueSets)) {
+    const ms = render(values)
+    t.ok(ms.length > 10, `${name}: ${ms.length} objects`)
+    for (const m of ms) {
+      t.equal(m.metadata.labels?.['app.kubernetes.io/managed-by'], 'Helm', `${name}: ${m.kind}/${m.metadata.name} labelled`)
+      t.equal(m.metadata.labels?.['app.kubernetes.io/instance'], 'template-sync')
+    }
+  }
+})
+
+t.test('the chart refuses Kubernetes older than 1.30', async (t) => {
+  const r = helm(bin, ['template', 'x', chartDir, '--kube-version', '1.29.9'])
+  t.not(r.status, 0)
+  t.match(r.stderr, /kubeVersion/)
+})
+
+t.test('values.schema.json rejects bad values', async (t) => {
+  const bad: Record<string, object> = {
+    'replicas as a word': { webhook: { replicas: 'two' } },
+    'zero webhook replicas': { webhook: { replicas: 0 } },
+    'unknown top-level key': { replicaCount: 2 },
+    'unknown nested key': { webhook: { failurePolicy: 'Ignore' } },
+    'scale failure policy': { webhook: { scale: { failurePolicy: 'Maybe' } } },
+    'log level': { logLevel: 'loud' },
+    'plain http url': { webhook: { url: 'http://127.0.0.1:9443/validate' } },
+    'timeout over 30 s': { webhook: { strict: { timeoutSeconds: 31 } } },
+    'rule without verbs': { rbac: { additionalRules: [{ apiGroups: [''], resources: ['pods'] }] } },
+    'made-up verb': { rbac: { additionalRules: [{ apiGroups: [''], resources: ['pods'], verbs: ['read'] }] } },
+    'scale target without version': { rbac: { scaleTargets: [{ group: 'apps', resource: 'deployments' }] } },
+    'quote in an operator username': { webhook: { extraOperatorUsernames: ["x' || true || '"] } },
+    'pull policy': { image: { pullPolicy: 'Sometimes' } },
+  }
+  for (const [name, values] of Object.entries(bad)) {
+    const r = helm(bin, ['template', 'template-sync', chartDir, '--kube-version', KUBE_VERSION, '-f', valuesFile(values)])
+    t.not(r.status, 0, `${name} is rejected`)
+    t.match(r.stderr, /values don't meet the specifications of the schema|schema/i, name)
+  }
+  const r = helm(bin, ['template', 'template-sync', chartDir, '--kube-version', KUBE_VERSION, '-f', valuesFile({ webhook: { tls: { existingSecret: 'x' } } })])
+  t.not(r.status, 0, 'an existing Secret without a CA bundle is refused')
+  t.match(r.stderr, /needs webhook.caBundle/)
+})
+
+t.test('default rendering: objects, names and security', async (t) => {
+  const ms = render()
+  t.strictSame(ms.map((m) => `${m.kind}/${m.metadata.name}`).sort(), [
+    'ClusterRole/template-sync-reconciler',
+    'ClusterRole/template-sync-webhook',
+    'ClusterRole/template-sync-webhook-configuration',
+    'ClusterRoleBinding/template-sync-reconciler',
+    'ClusterRoleBinding/template-sync-webhook',
+    'ClusterRoleBinding/template-sync-webhook-configuration',
+    'Deployment/template-sync-reconciler',
+    'Deployment/template-sync-webhook',
+    'PodDisruptionBudget/template-sync-webhook',
+    'Role/template-sync-reconciler-leader-election',
+    'Role/template-sync-webhook-certs',
+    'RoleBinding/template-sync-reconciler-leader-election',
+    'RoleBinding/template-sync-webhook-certs',
+    'Service/template-sync-webhook',
+    'ServiceAccount/template-sync-reconciler',
+    'ServiceAccount/template-sync-webhook',
+    'ValidatingWebhookConfiguration/template-sync',
+  ])
+  for (const name of ['template-sync-webhook', 'template-sync-reconciler']) {
+    const d = find<Deployment>(ms, 'Deployment', name)
+    t.equal(d.spec.replicas, 2, `${name}: two replicas`)
+    const pod = d.spec.template.spec
+    t.equal(pod.serviceAccountName, name)
+    t.match(pod.securityContext, { runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } })
+    const c = pod.containers[0]!
+    t.match(c.securityContext, { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] }, runAsNonRoot: true })
+    t.equal(c.readinessProbe.httpGet.path, '/readyz')
+    t.equal(c.livenessProbe.httpGet.path, '/healthz')
+    t.equal(c.image, 'template-sync:0.1.0')
+    t.ok(c.resources)
+    t.equal(pod.affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.[0]?.podAffinityTerm.topologyKey, 'kubernetes.io/hostname')
+  }
+  const pdb = find<Manifest & { spec: { minAvailable: number; selector: { matchLabels: Record<string, string> } } }>(ms, 'PodDisruptionBudget', 'template-sync-webhook')
+  t.equal(pdb.spec.minAvailable, 1)
+  t.equal(pdb.spec.selector.matchLabels['app.kubernetes.io/component'], 'webhook')
+  const svc = find<Manifest & { spec: { ports: { port: number; targetPort: string }[]; selector: Record<string, string> } }>(ms, 'Service', 'template-sync-webhook')
+  t.strictSame(svc.spec.ports.map((p) => [p.port, p.targetPort]), [[443, 'webhook']])
+  t.equal(svc.spec.selector['app.kubernetes.io/component'], 'webhook')
+})
+
+t.test('default rendering: process flags follow the CLI contract', async (t) => {
+  const ms = render()
+  const webhook = find<Deployment>(ms, 'Deployment', 'template-sync-webhook').spec.template.spec
+  const wargs = webhook.containers[0]!.args
+  t.equal(wargs[0], 'webhook')
+  t.strictSame(argValues(wargs, '--cert-dir'), ['/tls'])
+  t.strictSame(argValues(wargs, '--listen'), ['0.0.0.0:9443'])
+  t.strictSame(argValues(wargs, '--health-listen'), ['0.0.0.0:8081'])
+  t.strictSame(argValues(wargs, '--operator-username'), ['system:serviceaccount:template-sync:template-sync-reconciler'])
+  t.strictSame(argValues(wargs, '--log-level'), ['info'])
+  t.ok(wargs.includes('--self-managed-certs'))
+  t.strictSame(argValues(wargs, '--cert-secret'), ['template-sync/template-sync-webhook-tls'])
+  t.strictSame(argValues(wargs, '--webhook-configuration'), ['template-sync'])
+  t.strictSame(argValues(wargs, '--service'), ['template-sync/template-sync-webhook'])
+  t.strictSame(webhook.containers[0]!.ports.map((p) => [p.name, p.containerPort]), [['webhook', 9443], ['health', 8081]])
+  t.strictSame(webhook.containers[0]!.volumeMounts, [{ name: 'tls', mountPath: '/tls', readOnly: false }])
+  t.ok(webhook.volumes?.[0]?.emptyDir, 'self-managed: the webhook writes its own files into an emptyDir')
+
+  const reconciler = find<Deployment>(ms, 'Deployment', 'template-sync-reconciler').spec.template.spec
+  const rargs = reconciler.containers[0]!.args
+  t.equal(rargs[0], 'reconciler')
+  t.strictSame(argValues(rargs, '--health-listen'), ['0.0.0.0:8082'])
+  t.strictSame(argValues(rargs, '--leader-election-namespace'), ['template-sync'])
+  t.strictSame(argValues(rargs, '--leader-election-name'), ['template-sync-reconciler'])
+  t.strictSame(argValues(rargs, '--workers'), ['4'])
+  t.strictSame(argValues(rargs, '--log-level'), ['info'])
+
+  const extra = render({ webhook: { extraOperatorUsernames: ['system:serviceaccount:ops:break-glass'] }, logLevel: 'debug' })
+  const eargs = find<Deployment>(extra, 'Deployment', 'template-sync-webhook').spec.template.spec.containers[0]!.args
+  t.strictSame(argValues(eargs, '--operator-username'), ['system:serviceaccount:template-sync:template-sync-reconciler', 'system:serviceaccount:ops:break-glass'])
+  t.strictSame(argValues(eargs, '--log-level'), ['debug'])
+})
+
+t.test('default rendering: the webhook configuration (DESIGN decision 8)', async (t) => {
+  const hooks = webhooksOf(render())
+  t.strictSame(hooks.map((h) => [h.name, h.failurePolicy]), [
+    ['strict.templates.v2.stakater.com', 'Fail'],
+    ['scale.templates.v2.stakater.com', 'Ignore'],
+    ['revert.templates.v2.stakater.com', 'Ignore'],
+  ])
+  for (const h of hooks) {
+    t.equal(h.sideEffects, 'None')
+    t.strictSame(h.admissionReviewVersions, ['v1'])
+    t.equal(h.matchPolicy, 'Equivalent')
+    t.strictSame(h.clientConfig.service, { name: 'template-sync-webhook', namespace: 'template-sync', path: '/validate', port: 443 })
+    t.strictSame(h.namespaceSelector?.matchExpressions, [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] }])
+    for (const r of h.rules) t.notOk(r.resources.some((x) => x.endsWith('/status') || x === '*/*'), `${h.name}: status is never matched`)
+    const exempt = h.matchConditions?.find((c) => c.name === 'not-exempt-user')
+    t.match(exempt?.expression, /request\.userInfo\.username in \[.*'system:serviceaccount:template-sync:template-sync-reconciler'.*\]/)
+  }
+  const [strict, scale, revert] = hooks as [WebhookEntry, WebhookEntry, WebhookEntry]
+  t.equal(strict.timeoutSeconds, 5)
+  t.strictSame(strict.rules, [{ apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], operations: ['UPDATE', 'DELETE'], scope: '*' }])
+  t.match(strict.matchConditions?.[1]?.expression, new RegExp(`oldObject != null.*'${LABEL_INSTANCE_UID}' in oldObject.metadata.labels.*\\['${LABEL_SYNC_MODE}'\\] == 'strict'`))
+  t.strictSame(
+    scale.rules.map((r) => `${r.apiGroups[0]}/${r.resources[0]}:${r.operations.join(',')}`),
+    ['apps/deployments/scale:UPDATE', 'apps/statefulsets/scale:UPDATE', 'apps/replicasets/scale:UPDATE', '/replicationcontrollers/scale:UPDATE'],
+  )
+  t.equal(scale.matchConditions?.length, 1, 'scale: no label condition (Scale objects carry no labels)')
+  t.match(revert.matchConditions?.[1]?.expression, /== 'revert'$/)
+})
+
+t.test('default rendering: least-privilege RBAC', async (t) => {
+  const ms = render()
+  const webhook = rulesOf(ms, 'ClusterRole', 'template-sync-webhook')
+  for (const r of webhook) t.strictSame(r.verbs, ['get', 'list', 'watch'], `webhook ClusterRole only reads ${r.resources.join(',')}`)
+  t.strictSame(webhook.flatMap((r) => r.resources), ['templates', 'templateinstances', 'namespaces', 'deployments', 'statefulsets', 'replicasets', 'replicationcontrollers'])
+  t.strictSame(rulesOf(ms, 'Role', 'template-sync-webhook-certs'), [
+    { apiGroups: [''], resources: ['secrets'], resourceNames: ['template-sync-webhook-tls'], verbs: ['get', 'update'] },
+    { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+  ])
+  t.strictSame(rulesOf(ms, 'ClusterRole', 'template-sync-webhook-configuration'), [
+    { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], resourceNames: ['template-sync'], verbs: ['get', 'update', 'patch'] },
+  ])
+  const reconciler = rulesOf(ms, 'ClusterRole', 'template-sync-reconciler')
+  t.notOk(reconciler.some((r) => r.verbs.includes('*') || r.resources.includes('*') || r.apiGroups.includes('*')), 'no wildcards')
+  t.notOk(reconciler.some((r) => r.verbs.includes('delete')), 'the default grants no delete')
+  t.match(reconciler.at(-1), { apiGroups: [''], resources: ['configmaps', 'secrets'], verbs: ['get', 'list', 'watch'] }, 'default additionalRules: parameter sources')
+  t.strictSame(rulesOf(ms, 'Role', 'template-sync-reconciler-leader-election'), [
+    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: ['template-sync-reconciler'], verbs: ['get', 'update'] },
+    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+  ])
+  const added = rulesOf(render(valueSets['additional rules']!), 'ClusterRole', 'template-sync-reconciler')
+  t.match(added.slice(-2), [{ resources: ['configmaps'] }, { apiGroups: ['apps'], resources: ['deployments'] }], 'additionalRules are appended')
+})
+
+t.test('cert-manager mode', async (t) => {
+  const ms = render(valueSets['cert-manager']!)
+  const kinds = ms.filter((m) => m.apiVersion === 'cert-manager.io/v1').map((m) => `${m.kind}/${m.metadata.name}`)
+  t.strictSame(kinds.sort(), ['Certificate/template-sync-webhook-ca', 'Certificate/template-sync-webhook-tls', 'Issuer/template-sync-ca', 'Issuer/template-sync-selfsigned'])
+  const serving = find<Manifest & { spec: { dnsNames: string[]; secretName: string; issuerRef: { name: string } } }>(ms, 'Certificate', 'template-sync-webhook-tls')
+  t.strictSame(serving.spec.dnsNames, ['template-sync-webhook', 'template-sync-webhook.template-sync', 'template-sync-webhook.template-sync.svc', 'template-sync-webhook.template-sync.svc.cluster.local'])
+  t.equal(serving.spec.issuerRef.name, 'template-sync-ca')
+  const ca = find<Manifest & { spec: { isCA: boolean } }>(ms, 'Certificate', 'template-sync-webhook-ca')
+  t.equal(ca.spec.isCA, true)
+  const vwc = find(ms, 'ValidatingWebhookConfiguration', 'template-sync')
+  t.equal(vwc.metadata.annotations?.['cert-manager.io/inject-ca-from'], 'template-sync/template-sync-webhook-tls')
+  const pod = find<Deployment>(ms, 'Deployment', 'template-sync-webhook').spec.template.spec
+  t.notOk(pod.containers[0]!.args.includes('--self-managed-certs'))
+  t.equal(pod.volumes?.[0]?.secret?.secretName, 'template-sync-webhook-tls')
+  t.equal(pod.containers[0]!.volumeMounts?.[0]?.readOnly, true)
+  t.notOk(ms.some((m) => m.metadata.name === 'template-sync-webhook-certs' || m.metadata.name === 'template-sync-webhook-configuration'), 'no certificate RBAC')
+
+  const own = render(valueSets['cert-manager with an existing issuer']!)
+  t.strictSame(own.filter((m) => m.apiVersion === 'cert-manager.io/v1').map((m) => m.kind), ['Certificate'])
+  t.match(find(own, 'Certificate', 'template-sync-webhook-tls'), { spec: { issuerRef: { name: 'corp-ca', kind: 'ClusterIssuer', group: 'cert-manager.io' } } })
+})
+
+t.test('url override and an existing Secret', async (t) => {
+  for (const h of webhooksOf(render(valueSets['url override']!))) {
+    t.strictSame(h.clientConfig, { url: 'https://127.0.0.1:9443/validate', caBundle }, h.name)
+  }
+  const ms = render(valueSets['existing secret']!)
+  for (const h of webhooksOf(ms)) t.equal(h.clientConfig.caBundle, caBundle)
+  const pod = find<Deployment>(ms, 'Deployment', 'template-sync-webhook').spec.template.spec
+  t.equal(pod.volumes?.[0]?.secret?.secretName, 'my-webhook-tls')
+  t.notOk(pod.containers[0]!.args.includes('--self-managed-certs'))
+})
+
+t.test('optional entries and scale policy', async (t) => {
+  const ms = render(valueSets['scale fails closed, no revert entry, one replica each']!)
+  t.strictSame(webhooksOf(ms).map((h) => [h.name, h.failurePolicy]), [
+    ['strict.templates.v2.stakater.com', 'Fail'],
+    ['scale.templates.v2.stakater.com', 'Fail'],
+  ])
+  t.notOk(ms.some((m) => m.kind === 'PodDisruptionBudget'))
+  const noScale = render({ webhook: { scale: { enabled: false } } })
+  t.strictSame(webhooksOf(noScale).map((h) => h.name), ['strict.templates.v2.stakater.com', 'revert.templates.v2.stakater.com'])
+})
+
+t.test('NOTES.txt tells which certificate mode and entries are in use', async (t) => {
+  const notes = (values: object): string => {
+    // --dry-run=client renders NOTES without installing; helm still reads the server version.
+    const r = helm(bin, ['install', 'template-sync', chartDir, '--namespace', 'template-sync', '--dry-run=client', '-f', valuesFile(values)])
+    if (r.status !== 0) throw new Error(r.stderr)
+    return r.stdout.slice(r.stdout.indexOf('NOTES:'))
+  }
+  const def = notes({})
+  t.match(def, /Self-managed: the webhook keeps a CA and serving certificate in Secret template-sync-webhook-tls/)
+  t.match(def, /strict\s+UPDATE\/DELETE .* failurePolicy Fail/)
+  t.match(def, /scale\s+\/scale of deployments, statefulsets, replicasets, replicationcontrollers; failurePolicy Ignore/)
+  t.match(def, /revert\s+warnings .* failurePolicy Ignore/)
+  // (cert-manager mode cannot be dry-run installed here: the test API server has no cert-manager CRDs.)
+  t.match(notes(valueSets['existing secret']!), /Secret my-webhook-tls \(yours\)/)
+  t.match(notes(valueSets['url override']!), /The API server calls https:\/\/127\.0\.0\.1:9443\/validate instead of the Service/)
+})
+
+t.test('the CRDs in crds/ are crdManifests()', async (t) => {
+  const fromChart = ['templates.yaml', 'templateinstances.yaml'].map((f) => loadAll(readFileSync(join(chartDir, 'crds', f), 'utf8'))[0] as unknown)
+  t.strictSame(fromChart, JSON.parse(JSON.stringify(crdManifests())))
+})
+
+// ---- install into the test API server ---------------------------------------
+
+const admin = adminClient()
+t.teardown(() => admin.close())
+
+async function ensureCrds(client: KubeClient): Promise<void> {
+  for (const crd of crdManifests()) {
+    await client.request('PATCH', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`, {
+      body: crd,
+      contentType: CONTENT_APPLY,
+      query: { fieldManager: 'template-sync-chart-test', force: true },
+    })
+  }
+  await eventually('CRDs established', async () => {
+    for (const crd of crdManifests()) {
+      const got = await client.get<{ status?: { conditions?: { type: string; status: string }[] } }>(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`)
+      if (!got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return undefined
+    }
+    return true
+  })
+}
+
+t.test('the default rendering installs into the API server', async (t) => {
+  const ns = await freshNamespace(t, admin, 'chart')
+  const release = `tsc${process.pid}`
+  const ms = render({}, release, ns)
+  const mapper = new RestMapper(admin)
+  const pathOf = async (m: Manifest, withName: boolean): Promise<string> =>
+    resourcePath(await mapper.mapping(m.apiVersion, m.kind), m.metadata.namespace ?? ns, withName ? m.metadata.name : undefined)
+
+  // CRDs from crds/ pass server-side validation too (apply, since other tests may have created them).
+  for (const crd of crdManifests()) {
+    await admin.request('PATCH', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`, {
+      body: crd,
+      contentType: CONTENT_APPLY,
+      query: { fieldManager: 'template-sync-chart-test', force: true, dryRun: 'All' },
+    })
+  }
+  await ensureCrds(admin)
+
+  for (const m of ms) {
+    await t.resolves(admin.request('POST', await pathOf(m, false), { body: m, query: { dryRun: 'All', fieldValidation: 'Strict' } }), `dry-run ${m.kind}/${m.metadata.name}`)
+  }
+
+  const clusterScoped: string[] = []
+  const cleanup = async (): Promise<void> => {
+    for (const p of clusterScoped.splice(0).reverse()) {
+      try {
+        await admin.request('DELETE', p)
+      } catch (e) {
+        if (!(e instanceof KubeApiError && e.code === 404)) throw e
+      }
+    }
+  }
+  t.teardown(cleanup)
+  for (const m of ms) {
+    const created = await admin.request<Manifest>('POST', await pathOf(m, false), { body: m, query: { fieldValidation: 'Strict' } })
+    t.equal(created.metadata.name, m.metadata.name, `created ${m.kind}/${m.metadata.name}`)
+    if (!(await mapper.mapping(m.apiVersion, m.kind)).namespaced) clusterScoped.push(await pathOf(m, true))
+  }
+
+  const vwcName = `${release}-template-sync`
+  const stored = await admin.get<{ webhooks: WebhookEntry[] }>(`/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${vwcName}`)
+  t.strictSame(
+    stored.webhooks.map((w) => [w.name, w.matchConditions?.map((c) => c.name)]),
+    [
+      ['strict.templates.v2.stakater.com', ['not-exempt-user', 'stored-object-is-strict']],
+      ['scale.templates.v2.stakater.com', ['not-exempt-user']],
+      ['revert.templates.v2.stakater.com', ['not-exempt-user', 'stored-object-is-revert']],
+    ],
+    'accepted with its CEL matchConditions',
+  )
+
+  // The API server compiled the CEL; now it evaluates it. No webhook pod runs
+  // here, so a call to the Service fails: under the strict entry (Fail) that
+  // shows up as a rejected request, under the others (Ignore) as a pass.
+  const cm = (name: string, labels: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, labels }, data: { a: '1' } })
+  const owned = { [LABEL_INSTANCE_UID]: '00000000-0000-0000-0000-000000000001' }
+  const cmPath = (name = ''): string => `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ''}`
+  await admin.request('POST', cmPath(), { body: cm('strict', { ...owned, [LABEL_SYNC_MODE]: 'strict' }) })
+  await admin.request('POST', cmPath(), { body: cm('strict-no-uid', { [LABEL_SYNC_MODE]: 'strict' }) })
+  await admin.request('POST', cmPath(), { body: cm('revert', { ...owned, [LABEL_SYNC_MODE]: 'revert' }) })
+  await admin.request('POST', cmPath(), { body: cm('plain', {}) })
+  const patch = (name: string, value: string): Promise<unknown> => admin.request('PATCH', cmPath(name), { body: { data: { a: value } }, contentType: CONTENT_MERGE })
+
+  const failure = await eventually('the strict entry to reach the (absent) webhook', async () => {
+    try {
+      await patch('strict', String(Date.now()))
+      return undefined
+    } catch (e) {
+      return e instanceof KubeApiError && /strict\.templates\.v2\.stakater\.com/.test(e.message) ? e : undefined
+    }
+  })
+  t.match(failure.message, /failed calling webhook "strict\.templates\.v2\.stakater\.com"/, 'UPDATE of a strict object is sent to the webhook and fails closed')
+  await t.rejects(admin.request('DELETE', cmPath('strict')), /failed calling webhook "strict\.templates/, 'DELETE (object null, oldObject set) is matched too')
+  await t.resolves(patch('strict-no-uid', 'x'), 'a strict label without an owner UID is not sent')
+  await t.resolves(patch('revert', 'x'), 'revert objects fail open')
+  await t.resolves(patch('plain', 'x'), 'unlabelled objects are never sent')
+  await t.resolves(admin.request('DELETE', cmPath('plain')))
+  await t.resolves(admin.request('POST', cmPath(), { body: cm('created-strict', { ...owned, [LABEL_SYNC_MODE]: 'strict' }) }), 'CREATE is never sent')
+
+  // /scale of a Deployment: matched without labels, fails open.
+  const deploy = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web', namespace: ns, labels: { ...owned, [LABEL_SYNC_MODE]: 'strict' } },
+    spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'example.invalid/c:1' }] } } },
+  }
+  await admin.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, { body: deploy })
+  await t.resolves(
+    admin.request('PATCH', `/apis/apps/v1/namespaces/${ns}/deployments/web/scale`, { body: { spec: { replicas: 2 } }, contentType: CONTENT_MERGE }),
+    'scale passes while the webhook is unreachable (failurePolicy Ignore)',
+  )
+
+  // The reconciler's own service account is exempt by matchCondition: give it
+  // write access to ConfigMaps in this namespace only for this check.
+  const sa = `${release}-template-sync-reconciler`
+  await admin.request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, {
+    body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'cm-writer' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'patch', 'update'] }] },
+  })
+  await admin.request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
+    body: {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'cm-writer' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cm-writer' },
+      subjects: [{ kind: 'ServiceAccount', name: sa, namespace: ns }],
+    },
+  })
+  const token = await admin.request<{ status: { token: string } }>('POST', `/api/v1/namespaces/${ns}/serviceaccounts/${sa}/token`, {
+    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 600 } },
+  })
+  const { KubeConfig } = await import('@kubernetes/client-node')
+  const { KubeClient } = await import('../../src/kube/client.ts')
+  const { clusterInfo } = await import('./helpers/cluster.ts')
+  const kc = new KubeConfig()
+  kc.loadFromOptions({
+    clusters: [{ name: 'test', server: admin.server, caFile: clusterInfo().caCert, skipTLSVerify: false }],
+    users: [{ name: 'reconciler', token: token.status.token }],
+    contexts: [{ name: 'test', cluster: 'test', user: 'reconciler' }],
+    currentContext: 'test',
+  })
+  const asReconciler = new KubeClient(kc, 'chart-test-reconciler')
+  t.teardown(() => asReconciler.close())
+  await eventually('the RoleBinding to take effect', async () => {
+    try {
+      await asReconciler.request('PATCH', cmPath('strict'), { body: { data: { a: 'by-reconciler' } }, contentType: CONTENT_MERGE })
+      return true
+    } catch (e) {
+      if (e instanceof KubeApiError && e.code === 403) return undefined
+      throw e
+    }
+  })
+  t.pass('the reconciler updates a strict object without a webhook call')
+
+  await cleanup()
+})

@@ -1,0 +1,210 @@
+// The public API of src/gotemplate: parse once and execute many times, error
+// classes with their fields, function maps, renderTemplate and toGoValue.
+
+import t from 'tap'
+import {
+  ExecError,
+  ParseError,
+  builtinFuncs,
+  execute,
+  parse,
+  renderTemplate,
+  toGoValue,
+} from '../../src/gotemplate/index.ts'
+import { GoFuncError, GoTime, isMap } from '../../src/gotemplate/value.ts'
+import type { FuncMap, GoValue } from '../../src/gotemplate/value.ts'
+
+function catchError(fn: () => unknown): unknown {
+  try {
+    fn()
+  } catch (e) {
+    return e
+  }
+  return undefined
+}
+
+t.test('a parsed template executes many times with different data', async (t) => {
+  const tpl = parse('t', 'hello {{.name}}')
+  t.equal(execute(tpl, toGoValue({ name: 'a' })), 'hello a')
+  t.equal(execute(tpl, toGoValue({ name: 'b' })), 'hello b')
+})
+
+t.test('ParseError carries the template name, line, column, action and Go message', async (t) => {
+  const e = catchError(() => parse('tmpl', 'line one\n  {{ .a | nope }}'))
+  t.ok(e instanceof ParseError)
+  if (!(e instanceof ParseError)) return
+  t.equal(e.message, 'template: tmpl:2: function "nope" not defined')
+  t.equal(e.code, 'TEMPLATE_PARSE')
+  t.equal(e.templateName, 'tmpl')
+  t.equal(e.line, 2)
+  t.equal(e.column, 10)
+  t.equal(e.action, '{{ .a | nope }}')
+  t.equal(e.detail, 'function "nope" not defined')
+})
+
+t.test('ExecError carries the location, the executing template and the action', async (t) => {
+  const tpl = parse('main', '{{define "sub"}}\n  x {{ .missing }}{{end}}{{template "sub" .}}')
+  const e = catchError(() => execute(tpl, toGoValue({ a: 1 })))
+  t.ok(e instanceof ExecError)
+  if (!(e instanceof ExecError)) return
+  t.equal(e.message, 'template: main:2:7: executing "sub" at <.missing>: map has no entry for key "missing"')
+  t.equal(e.code, 'TEMPLATE_EXEC')
+  t.equal(e.templateName, 'main')
+  t.equal(e.executing, 'sub')
+  t.equal(e.line, 2)
+  t.equal(e.column, 7)
+  t.equal(e.action, '.missing')
+  t.equal(e.detail, 'map has no entry for key "missing"')
+})
+
+t.test('columns count UTF-8 bytes as Go does', async (t) => {
+  const e = catchError(() => execute(parse('t', 'é😀 {{.x}}'), toGoValue({})))
+  t.ok(e instanceof ExecError)
+  t.equal((e as ExecError).column, 9)
+})
+
+t.test('a function error keeps its cause', async (t) => {
+  const boom = new GoFuncError('boom')
+  const funcs: FuncMap = {
+    fail: {
+      fn: () => {
+        throw boom
+      },
+      params: [],
+    },
+  }
+  const e = catchError(() => execute(parse('t', '{{fail}}', funcs), null))
+  t.ok(e instanceof ExecError)
+  t.equal((e as ExecError).message, 'template: t:1:2: executing "t" at <fail>: error calling fail: boom')
+  t.equal((e as ExecError).cause, boom)
+})
+
+t.test('a function that throws an ordinary Error reports it like a Go panic', async (t) => {
+  const funcs: FuncMap = {
+    bad: {
+      fn: () => {
+        throw new TypeError('oops')
+      },
+      params: [],
+    },
+  }
+  const e = catchError(() => execute(parse('t', 'x{{bad}}', funcs), null))
+  t.equal((e as ExecError).message, 'template: t:1:3: executing "t" at <bad>: error calling bad: oops')
+})
+
+t.test('FuncMap functions replace built-ins of the same name', async (t) => {
+  const funcs: FuncMap = { len: { fn: () => 'mine', params: ['any'] } }
+  t.equal(execute(parse('t', '{{len "abc"}}', funcs), null), 'mine')
+  t.equal(execute(parse('t', '{{len "abc"}}'), null), '3')
+})
+
+t.test('builtinFuncs lists the text/template built-ins', async (t) => {
+  t.same(Object.keys(builtinFuncs).sort(), [
+    'and', 'call', 'eq', 'ge', 'gt', 'html', 'index', 'js', 'le', 'len', 'lt', 'ne', 'not', 'or', 'print', 'printf', 'println', 'slice', 'urlquery',
+  ])
+  t.ok(Object.isFrozen(builtinFuncs))
+})
+
+t.test('a function named like an Object.prototype member is not defined unless given', async (t) => {
+  for (const name of ['constructor', 'toString', 'hasOwnProperty', '__proto__', 'valueOf']) {
+    const e = catchError(() => parse('t', `{{${name}}}`))
+    t.ok(e instanceof ParseError, name)
+    t.equal((e as ParseError).detail, `function "${name}" not defined`)
+  }
+})
+
+t.test('execute can start from a defined template', async (t) => {
+  const tpl = parse('t', '{{define "a"}}A{{.}}{{end}}main')
+  t.equal(execute(tpl, 'x', { template: 'a' }), 'Ax')
+  const e = catchError(() => execute(tpl, null, { template: 'nope' }))
+  t.equal((e as ExecError).message, 'template: no template "nope" associated with template "t"')
+})
+
+t.test('missingKey option', async (t) => {
+  const tpl = parse('t', '[{{.nope}}]')
+  t.equal(execute(tpl, toGoValue({}), { missingKey: 'default' }), '[<no value>]')
+  t.throws(() => execute(tpl, toGoValue({})), ExecError)
+})
+
+t.test('renderTemplate merges the built-ins, Sprig and extra functions', async (t) => {
+  const extra: FuncMap = { shout: { fn: (s) => `${String(s)}!`, params: ['string'] } }
+  t.equal(renderTemplate('t', '{{.a | shout}} {{len .l}}', toGoValue({ a: 'hi', l: [1, 2] }), extra), 'hi! 2')
+  t.throws(() => renderTemplate('t', '{{nope}}', null), ParseError)
+})
+
+t.test('renderTemplate leaves out the environment and network functions', async (t) => {
+  for (const name of ['env', 'expandenv', 'getHostByName']) {
+    const e = catchError(() => renderTemplate('t', `{{${name} "HOME"}}`, null))
+    t.ok(e instanceof ParseError, name)
+  }
+})
+
+t.test('toGoValue decodes like encoding/json into interface{}', async (t) => {
+  const v = toGoValue(JSON.parse('{"n": 3, "f": 1.5, "s": "x", "b": true, "z": null, "l": [1, "a", null], "__proto__": {"k": 1}}'))
+  t.ok(isMap(v))
+  if (!isMap(v)) return
+  t.equal(Object.getPrototypeOf(v), null)
+  t.equal(v.n, 3)
+  t.equal(typeof v.n, 'number')
+  t.equal(v.z, null)
+  t.same(v.l, [1, 'a', null])
+  t.ok(Object.hasOwn(v, '__proto__'))
+  t.ok(isMap(v['__proto__'] as GoValue))
+  t.equal(execute(parse('t', '{{.n}} {{index . "__proto__" "k"}}'), v), '3 1')
+})
+
+t.test('toGoValue drops undefined members and replaces lone surrogates', async (t) => {
+  const v = toGoValue({ a: undefined, s: 'x\ud800y', l: [undefined] })
+  t.same(Object.keys(v as object), ['s', 'l'])
+  t.equal((v as Record<string, GoValue>).s, 'x\ufffdy')
+  t.same((v as Record<string, GoValue>).l, [null])
+})
+
+t.test('toGoValue keeps GoTime values and converts Dates like JSON', async (t) => {
+  const time = new GoTime(0)
+  t.equal(toGoValue({ t: time } as unknown as Record<string, unknown>) !== null, true)
+  t.equal((toGoValue({ t: time }) as Record<string, GoValue>).t, time)
+  t.equal((toGoValue({ d: new Date(0) }) as Record<string, GoValue>).d, '1970-01-01T00:00:00.000Z')
+  t.throws(() => toGoValue(() => 1), TypeError)
+})
+
+t.test('a time value prints like Go time.Time.String()', async (t) => {
+  t.equal(execute(parse('t', '{{.}}'), new GoTime(Date.UTC(2024, 0, 2, 3, 4, 5))), '2024-01-02 03:04:05 +0000 UTC')
+  t.equal(execute(parse('t', '{{if .}}true{{end}}'), new GoTime(0)), 'true')
+})
+
+interface SprigRow {
+  readonly name: string
+  readonly tmpl: string
+  readonly want?: string
+  readonly err?: string
+}
+
+// How the executor treats values built by Sprig functions; expected values are
+// Go's text/template with Masterminds/sprig v3.
+const sprigRows: SprigRow[] = [
+  { name: 'ranges over an []int', tmpl: '{{ range $i, $e := until 3 }}{{ $e }}{{ end }}', want: '012' },
+  { name: 'elements of an []int are not interfaces', tmpl: '{{ range until 1 }}{{ .x }}{{ end }}', err: 'template: t:1:22: executing "t" at <.x>: can\'t evaluate field x in type int' },
+  { name: 'prints a []string', tmpl: '{{ splitList "," "a,b" }} {{ splitList "," "a,b" | len }}', want: '[a b] 2' },
+  { name: 'slicing keeps the slice type', tmpl: '{{ $s := slice (splitList "," "a,b,c") 1 }}{{ printf "%T %v" $s $s }}', want: '[]string [b c]' },
+  { name: 'a map[string]string key reads as a field', tmpl: '{{ (split "," "a,b")._1 }}', want: 'b' },
+  { name: 'a missing key of a map[string]string indexes to ""', tmpl: '[{{ index (split "," "a") "_9" }}]', want: '[]' },
+  { name: 'methods of a *semver.Version', tmpl: '{{ $v := semver "1.2.3-rc1+m" }}{{ $v.Major }}{{ $v.Minor }}{{ $v.Prerelease }} {{ $v }}', want: '12rc1 1.2.3-rc1+m' },
+  { name: 'a method takes no arguments', tmpl: '{{ (semver "1.2.3").Major 1 }}', err: 'template: t:1:11: executing "t" at <"1.2.3">: wrong number of args for Major: want 0 got 1' },
+  { name: 'an unknown method', tmpl: '{{ (semver "1.2.3").Nope }}', err: 'template: t:1:11: executing "t" at <"1.2.3">: can\'t evaluate field Nope in type *semver.Version' },
+  { name: 'time values print and compare', tmpl: '{{ $t := toDate "2006-01-02" "2024-01-02" }}{{ $t }} {{ eq $t $t }}', want: '2024-01-02 00:00:00 +0000 UTC true' },
+  { name: 'dict keys read as fields', tmpl: '{{ (dict "a" 1).a }}', want: '1' },
+  { name: 'a missing dict key is an error', tmpl: '{{ (dict "a" 1).b }}', err: 'template: t:1:13: executing "t" at <1>: map has no entry for key "b"' },
+]
+
+for (const row of sprigRows) {
+  t.test(`with Sprig: ${row.name}`, async (t) => {
+    let got: string
+    try {
+      got = renderTemplate('t', row.tmpl, null)
+    } catch (e) {
+      got = `ERR ${(e as Error).message}`
+    }
+    t.equal(got, row.err === undefined ? row.want : `ERR ${row.err}`)
+  })
+}

@@ -1,0 +1,93 @@
+import t from 'tap'
+import { FINALIZER_RESOURCE } from '../../src/api/names.ts'
+import { stampOwnership } from '../../src/render/stamp.ts'
+import type { Manifest } from '../../src/render/types.ts'
+
+const owner = { name: 'app1', namespace: 'team-a', uid: '6f1c2e4a-0000-4000-8000-000000000001' }
+
+const ownership = {
+  labels: {
+    'templates.v2.stakater.com/instance': 'app1',
+    'templates.v2.stakater.com/instance-uid': '6f1c2e4a-0000-4000-8000-000000000001',
+    'templates.v2.stakater.com/instance-name': 'app1',
+    'templates.v2.stakater.com/instance-namespace': 'team-a',
+    'templates.v2.stakater.com/sync-mode': 'strict',
+  },
+  annotations: { 'templates.v2.stakater.com/instance-ref': 'team-a/app1' },
+}
+
+function configMap(meta: Partial<Manifest['metadata']> = {}): Manifest {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'team-a', ...meta }, data: { k: 'v' } }
+}
+
+interface Case {
+  readonly name: string
+  readonly input: Manifest
+  readonly want: Manifest['metadata']
+}
+
+const cases: Case[] = [
+  {
+    name: 'a bare object gets every ownership key and the finalizer',
+    input: configMap(),
+    want: { name: 'cfg', namespace: 'team-a', ...ownership, finalizers: [FINALIZER_RESOURCE] },
+  },
+  {
+    name: 'user labels, annotations and finalizers are kept',
+    input: configMap({ labels: { app: 'web' }, annotations: { note: 'x' }, finalizers: ['example.com/keep'] }),
+    want: {
+      name: 'cfg',
+      namespace: 'team-a',
+      labels: { app: 'web', ...ownership.labels },
+      annotations: { note: 'x', ...ownership.annotations },
+      finalizers: ['example.com/keep', FINALIZER_RESOURCE],
+    },
+  },
+  {
+    name: 'ownership keys written by the Template are overwritten',
+    input: configMap({
+      labels: { 'templates.v2.stakater.com/instance': 'someone-else', 'templates.v2.stakater.com/instance-uid': 'forged' },
+      annotations: { 'templates.v2.stakater.com/instance-ref': 'other/ns' },
+    }),
+    want: { name: 'cfg', namespace: 'team-a', ...ownership, finalizers: [FINALIZER_RESOURCE] },
+  },
+  {
+    name: 'the resource finalizer is not added twice and duplicates collapse',
+    input: configMap({ finalizers: [FINALIZER_RESOURCE, 'example.com/a', 'example.com/a'] }),
+    want: { name: 'cfg', namespace: 'team-a', ...ownership, finalizers: [FINALIZER_RESOURCE, 'example.com/a'] },
+  },
+]
+
+for (const c of cases) {
+  t.test(c.name, async (t) => {
+    const before = structuredClone(c.input)
+    const out = stampOwnership(c.input, owner, 'strict')
+    t.strictSame(out.metadata, c.want)
+    t.strictSame(out.data, { k: 'v' })
+    t.strictSame(c.input, before, 'the input is not modified')
+    t.not(out, c.input)
+    t.not(out.metadata, c.input.metadata)
+    t.not(out.data, c.input.data, 'nested fields are copies too')
+  })
+}
+
+t.test('stamping is idempotent', async (t) => {
+  const once = stampOwnership(configMap({ labels: { app: 'web' }, finalizers: ['example.com/keep'] }), owner, 'revert')
+  const twice = stampOwnership(once, owner, 'revert')
+  t.strictSame(twice, once)
+})
+
+t.test('the sync-mode label follows the mode', async (t) => {
+  for (const mode of ['off', 'revert', 'strict'] as const) {
+    t.equal(stampOwnership(configMap(), owner, mode).metadata.labels?.['templates.v2.stakater.com/sync-mode'], mode)
+  }
+  const restamped = stampOwnership(stampOwnership(configMap(), owner, 'strict'), owner, 'off')
+  t.equal(restamped.metadata.labels?.['templates.v2.stakater.com/sync-mode'], 'off')
+})
+
+t.test('a frozen input can be stamped', async (t) => {
+  const input = Object.freeze({ ...configMap(), metadata: Object.freeze({ name: 'cfg', labels: Object.freeze({ a: 'b' }) }) }) as Manifest
+  const out = stampOwnership(input, owner, 'off')
+  t.equal(out.metadata.labels?.['a'], 'b')
+  t.ok(Object.isFrozen(input.metadata))
+})
