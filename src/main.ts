@@ -6,6 +6,9 @@ const USAGE = `usage: template-sync <command> [flags]
 commands:
   webhook      run the admission webhook (TLS) server
   reconciler   run the reconciler (leader-elected)
+  render       print what a TemplateInstance would produce, without applying
+  diff         show what drifted in the objects a TemplateInstance rendered
+  local        start a local control plane with template-sync and examples
 
 Run "template-sync <command> --help" for the flags of a command.
 `
@@ -31,6 +34,18 @@ async function main(argv: readonly string[]): Promise<number> {
         return 0
       }
       return runReconciler({ argv: rest, env })
+    }
+    case 'render': {
+      const { runRender } = await import('./cli/render.ts')
+      return runRender(rest, env)
+    }
+    case 'diff': {
+      const { runDiff } = await import('./cli/diff.ts')
+      return runDiff(rest, env)
+    }
+    case 'local': {
+      const { runLocal } = await import('./cli/local.ts')
+      return runLocal(rest, env)
     }
     case undefined:
     case 'help':

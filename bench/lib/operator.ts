@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { startControlPlane, freePort, type ControlPlane } from '../../test/cluster/controlplane.ts'
+import { startControlPlane, freePort, type ControlPlane } from '../../src/local/controlplane.ts'
 import { KubeClient, CONTENT_APPLY } from '../../src/kube/client.ts'
 import { crdManifests } from '../../src/api/crds.ts'
 import { GROUP, VERSION } from '../../src/api/names.ts'

@@ -35,6 +35,7 @@ import { preserveIgnoredFields } from './preserve.ts'
 import { instanceStatusPath, writeStatus } from './status.ts'
 import type { RenderPipeline, SourceRef } from './pipeline.ts'
 import { gvkOf, parseGvk, refKey, refOf } from './identity.ts'
+import { extractOutputs, outputSourceRefs } from '../outputs/extract.ts'
 
 export interface EventSink {
   normal(obj: KubeObjectRef, reason: string, message: string): void
@@ -105,7 +106,7 @@ interface Memory {
   conflicts: Map<string, ConflictRecord>
   /** Bumped by parameter-source watch events; part of the render memo key. */
   sourceEpoch: number
-  renderMemo?: { key: string; objects: KubeObject[]; resolved: NonNullable<TemplateInstanceStatus['resolvedParameters']>; sources: SourceRef[] }
+  renderMemo?: { key: string; objects: KubeObject[]; values: Record<string, unknown>; resolved: NonNullable<TemplateInstanceStatus['resolvedParameters']>; sources: SourceRef[] }
 }
 
 export interface ReconcileResult {
@@ -320,6 +321,7 @@ export class InstanceReconciler {
       this.deps.drift.release(key)
       this.deps.sources.release(key)
       const missing = await this.maintainFrozen(inst, trackedGVKs, prev.renderedResources ?? [])
+      await this.refreshOutputs(template, inst, status, set, { frozen: true, values: {}, rendered: prev.renderedResources ?? [] })
       set({
         type: C.Synced,
         status: 'False',
@@ -345,8 +347,10 @@ export class InstanceReconciler {
     //    (which change neither) do not re-read parameter sources.
     const memoKey = hashOf([template.metadata?.uid, template.metadata?.generation, uid, gen, inst.metadata?.labels ?? {}, m.sourceEpoch])
     let desiredRaw: KubeObject[]
+    let values: Record<string, unknown>
     if (m.renderMemo?.key === memoKey) {
       desiredRaw = m.renderMemo.objects
+      values = m.renderMemo.values
       status.resolvedParameters = m.renderMemo.resolved
     } else {
       const params = await this.deps.pipeline.resolveParameters(template, inst)
@@ -363,7 +367,8 @@ export class InstanceReconciler {
         return finish()
       }
       desiredRaw = rendered.objects
-      m.renderMemo = { key: memoKey, objects: desiredRaw, resolved: params.resolved, sources: params.sources }
+      values = params.values
+      m.renderMemo = { key: memoKey, objects: desiredRaw, values, resolved: params.resolved, sources: params.sources }
     }
     set({ type: C.ParametersValid, status: 'True', reason: Reason.AllParametersResolved, message: '' })
     set({ type: C.Rendered, status: 'True', reason: Reason.Success, message: `${desiredRaw.length} object(s) rendered` })
@@ -536,6 +541,8 @@ export class InstanceReconciler {
     status.renderedResources = [...this.resourceRefs(desired, m, new Set()), ...failedDeletes]
     const clean = owned.errors.length === 0 && failedDeletes.length === 0 && terminating.length === 0
 
+    await this.refreshOutputs(template, inst, status, set, { frozen: false, values, rendered: desired.map((o) => refOf(o)) })
+
     // 11. Sync condition.
     if (mode === 'off') {
       if (clean) {
@@ -568,6 +575,38 @@ export class InstanceReconciler {
       }
     }
     return finish(requeueAfter !== undefined ? { requeueAfterMs: requeueAfter } : {})
+  }
+
+  /** Template outputs into status.outputs, live in every mode (frozen ones read recorded parameters only). */
+  private async refreshOutputs(
+    template: Template,
+    inst: TemplateInstance,
+    status: TemplateInstanceStatus,
+    set: (u: ConditionUpdate) => void,
+    how: { frozen: boolean; values: Record<string, unknown>; rendered: readonly { apiVersion: string; kind: string; name: string; namespace?: string }[] },
+  ): Promise<void> {
+    const outputs = template.spec.outputs ?? []
+    if (outputs.length === 0 && status.outputs === undefined) {
+      set({ type: C.OutputsResolved, status: 'True', reason: Reason.NoOutputs, message: '' })
+      return
+    }
+    const base = {
+      outputs,
+      context: { parameters: how.frozen ? {} : how.values, instance: { name: inst.metadata?.name ?? '', namespace: inst.metadata?.namespace ?? '', labels: inst.metadata?.labels ?? {} } },
+      frozen: how.frozen,
+      ...(status.resolvedParameters ? { resolvedParameters: status.resolvedParameters } : {}),
+      exposedParameters: new Set((template.spec.parameters ?? []).filter((p) => p.exposeInStatus === true).map((p) => p.name)),
+      rendered: how.rendered,
+    }
+    const live = new Map<string, object | undefined>()
+    for (const r of outputSourceRefs(base)) {
+      const ref = { apiVersion: r.apiVersion, kind: r.kind, name: r.name, ...(r.namespace ? { namespace: r.namespace } : {}) }
+      live.set(refKey(ref), await this.liveObject({ apiVersion: r.apiVersion, kind: r.kind, metadata: { name: r.name, ...(r.namespace ? { namespace: r.namespace } : {}) } }).catch(() => undefined))
+    }
+    const out = extractOutputs({ ...base, live: (r) => live.get(refKey({ apiVersion: r.apiVersion, kind: r.kind, name: r.name, ...(r.namespace ? { namespace: r.namespace } : {}) })) })
+    if (Object.keys(out.values).length > 0) status.outputs = out.values
+    else delete status.outputs
+    set({ type: C.OutputsResolved, status: out.condition.status, reason: out.condition.reason, message: out.condition.message })
   }
 
   private resourceRefs(desired: readonly KubeObject[], m: Memory, failed: Set<string>): ResourceReference[] {

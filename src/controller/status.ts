@@ -24,6 +24,23 @@ export function statusEqual(a: unknown, b: unknown): boolean {
   return isDeepStrictEqual(dropUndefined(a), dropUndefined(b))
 }
 
+function isMapLike(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v)
+}
+
+/**
+ * A JSON merge patch turning `current` into `next`: maps are merged key by
+ * key, so a key that disappears anywhere (e.g. one output value) must be sent
+ * as null; lists and scalars are replaced whole.
+ */
+export function mergePatchFor(current: unknown, next: unknown): unknown {
+  if (!isMapLike(next) || !isMapLike(current)) return next
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(next)) out[k] = Object.hasOwn(current, k) ? mergePatchFor(current[k], v) : v
+  for (const k of Object.keys(current)) if (!Object.hasOwn(next, k)) out[k] = null
+  return out
+}
+
 /**
  * Writes `next` as the whole status with a merge patch (keys that disappear
  * are sent as null). Returns false when nothing changed (no request made) or
@@ -37,8 +54,7 @@ export async function writeStatus(
   resourceVersion?: string,
 ): Promise<boolean> {
   if (statusEqual(current, next)) return false
-  const body: Record<string, unknown> = { ...(dropUndefined(next) as Record<string, unknown>) }
-  for (const k of Object.keys(current ?? {})) if (!(k in body)) body[k] = null
+  const body = mergePatchFor(dropUndefined(current ?? {}), dropUndefined(next)) as Record<string, unknown>
   const patch: Record<string, unknown> = { status: body }
   // The resourceVersion makes the write conditional: a status computed from a
   // stale cache is rejected (409) and the reconcile runs again on fresh data.

@@ -21,6 +21,8 @@ export interface WebhookConfig {
   readonly operatorUsernames: readonly string[]
   readonly logLevel: LogLevel
   readonly drainMs: number
+  /** Mint and rotate the serving certificate in-process (no cert-manager). */
+  readonly selfManaged?: { readonly secretNamespace: string; readonly secretName: string; readonly webhookConfigurationName: string; readonly serviceNamespace: string; readonly serviceName: string }
 }
 
 export const DEFAULT_WEBHOOK_CONFIG: WebhookConfig = Object.freeze({
@@ -51,6 +53,9 @@ const SETTINGS = {
   'operator-usernames': { env: 'TEMPLATE_SYNC_OPERATOR_USERNAMES', help: 'comma-separated usernames never judged (the reconciler)' },
   'log-level': { env: 'TEMPLATE_SYNC_LOG_LEVEL', help: `one of ${LOG_LEVELS.join(', ')}` },
   'drain-seconds': { env: 'TEMPLATE_SYNC_WEBHOOK_DRAIN_SECONDS', help: 'seconds between readiness turning false and the listener closing' },
+  'cert-secret': { env: 'TEMPLATE_SYNC_CERT_SECRET', help: 'NAMESPACE/NAME of the Secret holding the self-managed CA and serving certificate' },
+  'webhook-configuration': { env: 'TEMPLATE_SYNC_WEBHOOK_CONFIGURATION', help: 'ValidatingWebhookConfiguration whose caBundle is kept current (self-managed certificates)' },
+  service: { env: 'TEMPLATE_SYNC_WEBHOOK_SERVICE', help: 'NAMESPACE/NAME of the webhook Service (names in the serving certificate)' },
 } as const
 
 type SettingName = keyof typeof SETTINGS
@@ -74,9 +79,13 @@ function port(value: string, what: string): number {
 
 export function parseWebhookConfig(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): WebhookConfig {
   let flags: Partial<Record<SettingName, string>>
+  let selfManagedFlag = false
   try {
-    const options = Object.fromEntries(Object.keys(SETTINGS).map((k) => [k, { type: 'string' as const }]))
-    flags = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values as Partial<Record<SettingName, string>>
+    const options = { ...Object.fromEntries(Object.keys(SETTINGS).map((k) => [k, { type: 'string' as const }])), 'self-managed-certs': { type: 'boolean' as const } }
+    const parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values as Partial<Record<SettingName, string>> & { 'self-managed-certs'?: boolean }
+    selfManagedFlag = parsed['self-managed-certs'] === true
+    delete parsed['self-managed-certs']
+    flags = parsed
   } catch (err) {
     throw new WebhookConfigError(`${(err as Error).message}\n${webhookUsage()}`)
   }
@@ -99,7 +108,22 @@ export function parseWebhookConfig(argv: readonly string[], env: Readonly<Record
   const host = get('listen-address') ?? d.host
   const portText = get('port')
   const healthPortText = get('health-port')
+  const nsName = (name: SettingName): { namespace: string; name: string } => {
+    const v = get(name)
+    const m = v === undefined ? null : /^([a-z0-9-]+)\/([a-z0-9.-]+)$/.exec(v)
+    if (!m) throw new WebhookConfigError(`--${name} must be NAMESPACE/NAME, got ${JSON.stringify(v ?? '')}`)
+    return { namespace: m[1] as string, name: m[2] as string }
+  }
+  let selfManaged: WebhookConfig['selfManaged']
+  if (selfManagedFlag || env.TEMPLATE_SYNC_SELF_MANAGED_CERTS === 'true') {
+    const secret = nsName('cert-secret')
+    const service = nsName('service')
+    const wc = get('webhook-configuration')
+    if (!wc) throw new WebhookConfigError('--self-managed-certs needs --webhook-configuration NAME')
+    selfManaged = Object.freeze({ secretNamespace: secret.namespace, secretName: secret.name, webhookConfigurationName: wc, serviceNamespace: service.namespace, serviceName: service.name })
+  }
   return Object.freeze({
+    ...(selfManaged ? { selfManaged } : {}),
     kubeconfig: get('kubeconfig'),
     certDir: get('cert-dir') ?? d.certDir,
     certFile: get('cert-file') ?? d.certFile,

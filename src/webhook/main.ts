@@ -8,6 +8,7 @@ import { KubeClient } from '../kube/client.ts'
 import { parseWebhookConfig, WebhookConfigError, type WebhookConfig } from './config.ts'
 import { createWebhookLogger } from './logger.ts'
 import { startWebhookServer, type WebhookServer } from './server.ts'
+import { runCertManager, type CertManager } from '../certs/manager.ts'
 
 export interface RunWebhookOptions {
   /** Arguments after `template-sync webhook`. */
@@ -51,6 +52,19 @@ export async function runWebhook(options: RunWebhookOptions): Promise<number> {
   } catch (err) {
     log.fatal({ err, kubeconfig: config.kubeconfig }, 'cannot load Kubernetes client configuration')
     return 1
+  }
+  let certs: CertManager | undefined
+  if (config.selfManaged) {
+    // The serving pair must exist before the TLS listener loads it.
+    certs = runCertManager({ client, ...config.selfManaged, certDir: config.certDir, log: (level, msg, fields) => log[level]({ ...(fields ?? {}) }, msg) })
+    try {
+      await certs.ready
+    } catch (err) {
+      log.fatal({ err }, 'could not issue the self-managed serving certificate')
+      await certs.stop()
+      client.close()
+      return 1
+    }
   }
   try {
     server = await startWebhookServer({
@@ -111,6 +125,7 @@ export async function runWebhook(options: RunWebhookOptions): Promise<number> {
   if (deadline) clearTimeout(deadline)
   process.off('SIGTERM', onSignal)
   process.off('SIGINT', onSignal)
+  await certs?.stop()
   client.close()
   return code
 }

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process'
 import { createServer } from 'node:http'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { startControlPlane } from './controlplane.ts'
+import { startControlPlane } from '../../src/local/controlplane.ts'
 
 const argv = process.argv.slice(2)
 if (argv.length === 0) {

@@ -25,6 +25,8 @@ class Gen {
   readonly rnd: () => number
   depth = 0
   vars: string[] = []
+  /** Inside range or with, dot is no longer the data: fields are read from $. */
+  dotChanged = false
 
   constructor(seed: number) {
     this.rnd = prng(seed)
@@ -159,8 +161,39 @@ class Gen {
     return this.pick([...vars, '.s', '.n', '.z', '.b', '.m', '.l', '.nested.inner.v', '1', '2.5', '"str"', 'nil', '(dict "k" .n)', '(coalesce .z .s)', '(ternary .s .n .b)', '(first .l)'])
   }
 
+  printfExpr(): string {
+    const verb = this.pick(['%v', '%d', '%s', '%q', '%x', '%X', '%5.2f', '%-4v|', '%t', '%T', '%e', '%g', '%08.3f', '%+d', '%6s', '%.1s', '%c', '%U', '%o', '%b', '%%', '%[1]v', '%!'])
+    return `(printf "${verb}" ${this.anyExpr()})`
+  }
+
+  mapExpr(): string {
+    return this.pick([
+      () => `(dict "a" ${this.anyExpr()} "b" ${this.strExpr()})`,
+      () => `(merge (dict "k" ${this.anyExpr()}) .m)`,
+      () => `(mergeOverwrite (deepCopy .m) (dict "k" ${this.anyExpr()}))`,
+      () => `(pick .m "k" "a")`,
+      () => `(omit .m "k")`,
+      () => '.nested',
+      () => `(set (dict) "x" ${this.anyExpr()})`,
+    ])()
+  }
+
+  lookupExpr(): string {
+    return this.pick(['.m.k', '.m.nope', '.nested.inner.v', '.nested.inner.list', '(index .m "a")', '(index .sl 0)', '(index .l 3)', '(index .nested "inner" "v")', '.z.x', '(get .m "k")', '(dig "inner" "v" "dflt" .nested)'])
+  }
+
   pipeline(): string {
-    const head = this.pick([() => this.strExpr(), () => this.intExpr(), () => this.anyExpr(), () => this.listExpr(), () => this.boolExpr()])()
+    const head = this.pick([
+      () => this.strExpr(),
+      () => this.intExpr(),
+      () => this.anyExpr(),
+      () => this.listExpr(),
+      () => this.boolExpr(),
+      () => this.printfExpr(),
+      () => `(toJson ${this.mapExpr()})`,
+      () => this.lookupExpr(),
+      () => `(${this.pick(['eq', 'ne', 'lt', 'le', 'gt', 'ge'])} ${this.anyExpr()} ${this.anyExpr()})`,
+    ])()
     // typeOf and kindOf stay out: Go's int and int64 are one bigint here (see known-differences.json).
     if (this.chance(0.3)) return `${head} | ${this.pick(['quote', 'toString', 'toJson', 'upper', 'len', 'default "d"', 'printf "<%v>"', 'empty'])}`
     return head
@@ -200,10 +233,11 @@ class Gen {
   }
 
   text(): string {
-    return this.pick(['', ' ', '\n', 'txt ', ' - ', '\n  ', 'key: ', '\t', '{', '}', '# note\n'])
+    return this.pick(['', ' ', '\n', 'txt ', ' - ', '\n  ', 'key: ', '\t', '{ ', '}', '# note\n'])
   }
 
   action(body: string): string {
+    if (this.dotChanged) body = body.replace(/(^|[\s(])\.(?=[a-z])/g, '$1$$.')
     const l = this.chance(0.2) ? '{{- ' : '{{ '
     const r = this.chance(0.2) ? ' -}}' : ' }}'
     return l + body + r
@@ -211,10 +245,12 @@ class Gen {
 
   block(): string {
     const parts: string[] = []
+    // Variables declared in a block go out of scope at its end.
+    const scope = this.vars.length
     const n = 1 + this.int(4)
     for (let i = 0; i < n; i++) {
       parts.push(this.text())
-      const kind = this.depth > 2 ? 0 : this.int(7)
+      const kind = this.depth > 2 ? 0 : this.int(9)
       switch (kind) {
         case 1: {
           this.depth++
@@ -229,14 +265,24 @@ class Gen {
           this.vars.push(v)
           const head = this.chance(0.5) ? `range $i, ${v} := ${this.pick([this.listExpr(), '.m'])}` : `range ${this.listExpr()}`
           const elseBranch = this.chance(0.3) ? this.action('else') + 'empty' : ''
-          parts.push(this.action(head) + this.block() + elseBranch + this.action('end'))
+          const headAction = this.action(head)
+          const outer = this.dotChanged
+          this.dotChanged = true
+          const body = this.block()
+          this.dotChanged = outer
+          parts.push(headAction + body + elseBranch + this.action('end'))
           this.vars.pop()
           this.depth--
           break
         }
         case 3: {
           this.depth++
-          parts.push(this.action(`with ${this.anyExpr()}`) + this.action('.') + this.block() + this.action('end'))
+          const headAction = this.action(`with ${this.anyExpr()}`)
+          const outer = this.dotChanged
+          this.dotChanged = true
+          const body = this.action('.') + this.block()
+          this.dotChanged = outer
+          parts.push(headAction + body + this.action('end'))
           this.depth--
           break
         }
@@ -247,10 +293,28 @@ class Gen {
           parts.push(this.action(v))
           break
         }
+        case 5: {
+          this.depth++
+          parts.push(this.action(`if ${this.boolExpr()}`) + this.block() + this.action(`else if ${this.boolExpr()}`) + this.block() + this.action('else') + this.block() + this.action('end'))
+          this.depth--
+          break
+        }
+        case 6: {
+          this.depth++
+          const ctl = this.pick(['break', 'continue'])
+          const headAction = this.action(`range $i, $e := ${this.listExpr()}`)
+          const outer = this.dotChanged
+          this.dotChanged = true
+          parts.push(headAction + this.action(`if ${this.boolExpr()}`) + this.action(ctl) + this.action('end') + this.action('$e') + this.text() + this.action('end'))
+          this.dotChanged = outer
+          this.depth--
+          break
+        }
         default:
           parts.push(this.action(this.pipeline()))
       }
     }
+    this.vars.length = scope
     return parts.join('')
   }
 }
@@ -260,8 +324,9 @@ export function generateCases(seed: number, count: number): Case[] {
   for (let i = 0; i < count; i++) {
     const g = new Gen(seed + i * 7919)
     const data = g.data()
-    // One case in five is a regular expression case.
-    const template = i % 5 === 4 ? g.regexCase() : g.block()
+    // One case in five is a regular expression case; some define a template and call it.
+    let template = i % 5 === 4 ? g.regexCase() : g.block()
+    if (i % 7 === 3) template = `{{ define "part" }}${g.block()}{{ end }}${template}{{ template "part" ${g.pick(['.', '(dict "s" .s "n" 1 "b" true "z" nil "l" .l "m" .m "sl" .sl "nested" .nested)'])} }}`
     cases.push({ name: `generated/${seed}-${i}`, template, data })
   }
   return cases

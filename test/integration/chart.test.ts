@@ -5,6 +5,8 @@
 // and evaluates them.
 
 import t from 'tap'
+import { parseReconcilerConfig } from '../../src/reconciler/main.ts'
+import { parseWebhookConfig } from '../../src/webhook/config.ts'
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -235,14 +237,20 @@ t.test('default rendering: process flags follow the CLI contract', async (t) => 
   const wargs = webhook.containers[0]!.args
   t.equal(wargs[0], 'webhook')
   t.strictSame(argValues(wargs, '--cert-dir'), ['/tls'])
-  t.strictSame(argValues(wargs, '--listen'), ['0.0.0.0:9443'])
-  t.strictSame(argValues(wargs, '--health-listen'), ['0.0.0.0:8081'])
-  t.strictSame(argValues(wargs, '--operator-username'), ['system:serviceaccount:template-sync:template-sync-reconciler'])
+  t.strictSame(argValues(wargs, '--port'), ['9443'])
+  t.strictSame(argValues(wargs, '--health-port'), ['8081'])
+  t.strictSame(argValues(wargs, '--operator-usernames'), ['system:serviceaccount:template-sync:template-sync-reconciler'])
   t.strictSame(argValues(wargs, '--log-level'), ['info'])
   t.ok(wargs.includes('--self-managed-certs'))
   t.strictSame(argValues(wargs, '--cert-secret'), ['template-sync/template-sync-webhook-tls'])
   t.strictSame(argValues(wargs, '--webhook-configuration'), ['template-sync'])
   t.strictSame(argValues(wargs, '--service'), ['template-sync/template-sync-webhook'])
+  // The webhook's own flag parser must accept exactly what the chart passes.
+  const wc = parseWebhookConfig(wargs.slice(1), {})
+  t.equal(wc.port, 9443)
+  t.equal(wc.healthPort, 8081)
+  t.strictSame(wc.operatorUsernames, ['system:serviceaccount:template-sync:template-sync-reconciler'])
+  t.strictSame(wc.selfManaged, { secretNamespace: 'template-sync', secretName: 'template-sync-webhook-tls', webhookConfigurationName: 'template-sync', serviceNamespace: 'template-sync', serviceName: 'template-sync-webhook' })
   t.strictSame(webhook.containers[0]!.ports.map((p) => [p.name, p.containerPort]), [['webhook', 9443], ['health', 8081]])
   t.strictSame(webhook.containers[0]!.volumeMounts, [{ name: 'tls', mountPath: '/tls', readOnly: false }])
   t.ok(webhook.volumes?.[0]?.emptyDir, 'self-managed: the webhook writes its own files into an emptyDir')
@@ -250,15 +258,17 @@ t.test('default rendering: process flags follow the CLI contract', async (t) => 
   const reconciler = find<Deployment>(ms, 'Deployment', 'template-sync-reconciler').spec.template.spec
   const rargs = reconciler.containers[0]!.args
   t.equal(rargs[0], 'reconciler')
-  t.strictSame(argValues(rargs, '--health-listen'), ['0.0.0.0:8082'])
-  t.strictSame(argValues(rargs, '--leader-election-namespace'), ['template-sync'])
-  t.strictSame(argValues(rargs, '--leader-election-name'), ['template-sync-reconciler'])
-  t.strictSame(argValues(rargs, '--workers'), ['4'])
-  t.strictSame(argValues(rargs, '--log-level'), ['info'])
+  // The reconciler's own flag parser must accept exactly what the chart passes.
+  const rc = parseReconcilerConfig(rargs.slice(1), {})
+  t.equal(rc.healthPort, 8082)
+  t.equal(rc.leaseNamespace, 'template-sync')
+  t.equal(rc.leaseName, 'template-sync-reconciler')
+  t.equal(rc.workers, 4)
+  t.equal(rc.logLevel, 'info')
 
   const extra = render({ webhook: { extraOperatorUsernames: ['system:serviceaccount:ops:break-glass'] }, logLevel: 'debug' })
   const eargs = find<Deployment>(extra, 'Deployment', 'template-sync-webhook').spec.template.spec.containers[0]!.args
-  t.strictSame(argValues(eargs, '--operator-username'), ['system:serviceaccount:template-sync:template-sync-reconciler', 'system:serviceaccount:ops:break-glass'])
+  t.strictSame(argValues(eargs, '--operator-usernames'), ['system:serviceaccount:template-sync:template-sync-reconciler,system:serviceaccount:ops:break-glass'])
   t.strictSame(argValues(eargs, '--log-level'), ['debug'])
 })
 

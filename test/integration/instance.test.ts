@@ -270,3 +270,22 @@ t.test('a missing Template is reported and resolved once it appears', async (t) 
   await waitForCondition(client, ns, 'early', 'Ready', 'True')
   t.ok(await getCm(ns, 'early'))
 })
+
+t.test('Template outputs land in status.outputs and follow the live object', async (t) => {
+  const ns = await freshNamespace(t, client)
+  await createTemplate(client, ns, 'tpl', {
+    sync: { mode: 'off' },
+    gotemplate: configMapTemplate('{{ .instance.name }}-out', { color: 'blue' }),
+    outputs: [{ name: 'cfg', from: { apiVersion: 'v1', kind: 'ConfigMap', name: '{.instance.name}-out' }, fields: [{ name: 'color', jsonPath: '{.data.color}' }] }],
+  })
+  await createInstance(client, ns, 'o', { templateRef: { name: 'tpl', namespace: ns } })
+  const inst = await waitForCondition(client, ns, 'o', 'OutputsResolved', 'True')
+  t.same(Object.values(inst.status?.outputs?.color ?? {}), ['blue'], 'value extracted from the rendered object')
+  // Outputs stay live while frozen: a change to the object shows up.
+  await client.request('PATCH', cmPath(ns, 'o-out'), { body: { data: { color: 'green' } }, contentType: 'application/merge-patch+json' })
+  await client.request('PATCH', `/apis/templates.v2.stakater.com/v2alpha1/namespaces/${ns}/templateinstances/o`, { body: { metadata: { annotations: { refresh: '1' } } }, contentType: 'application/merge-patch+json' })
+  await eventually('output refreshed', async () => {
+    const i = await client.get<{ status?: { outputs?: Record<string, Record<string, string>> } }>(`/apis/templates.v2.stakater.com/v2alpha1/namespaces/${ns}/templateinstances/o`)
+    return Object.values(i.status?.outputs?.color ?? {})[0] === 'green' ? true : undefined
+  })
+})

@@ -205,7 +205,7 @@ function signingAlgorithm(k: PrivKey): { alg: Bytes; hash: string | null } {
     case 'ed25519':
       return { alg: seq(oid('1.3.101.112')), hash: null }
     default:
-      throw new CertError('error creating certificate: x509: only RSA, ECDSA and Ed25519 keys supported')
+      throw new CertError('error creating certificate: x509: certificate private key does not implement crypto.Signer')
   }
 }
 

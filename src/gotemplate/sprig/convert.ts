@@ -71,16 +71,25 @@ export function parseGoInt(s: string, base: number): bigint | undefined | { rang
   let n = 0n
   const b = BigInt(base)
   let underscores = false
+  // Go stops at the first digit that overflows uint64, even if the rest of
+  // the text would be a syntax error.
+  const MAX_U64 = (1n << 64n) - 1n
+  let overflow = false
   for (const c of s) {
     if (c === '_' && base0) {
       underscores = true
       continue
     }
-    const d = parseInt(c, 36)
-    if (Number.isNaN(d) || d >= base || !/[0-9a-zA-Z]/.test(c)) return undefined
+    const d = /[0-9a-zA-Z]/.test(c) ? parseInt(c, 36) : NaN
+    if (Number.isNaN(d) || d >= base) return undefined
     n = n * b + BigInt(d)
+    if (n > MAX_U64) {
+      overflow = true
+      break
+    }
   }
-  if (underscores && !underscoreOK(s0)) return undefined
+  if (!overflow && underscores && !underscoreOK(s0)) return undefined
+  if (overflow) return { range: neg ? MIN_INT64 : MAX_INT64 }
   if (neg) n = -n
   if (n > MAX_INT64) return { range: MAX_INT64 }
   if (n < MIN_INT64) return { range: MIN_INT64 }

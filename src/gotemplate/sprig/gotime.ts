@@ -43,6 +43,20 @@ const daysIn = (m: number, y: number): number => (m === 2 ? (isLeap(y) ? 29 : 28
 // Abbreviations from the tz database for zones whose Intl short name is a bare
 // GMT offset; [standard, daylight].
 const zoneAbbrevs: Record<string, readonly [string, string]> = {
+  'America/New_York': ['EST', 'EDT'],
+  'America/Toronto': ['EST', 'EDT'],
+  'America/Detroit': ['EST', 'EDT'],
+  'America/Chicago': ['CST', 'CDT'],
+  'America/Denver': ['MST', 'MDT'],
+  'America/Phoenix': ['MST', 'MST'],
+  'America/Los_Angeles': ['PST', 'PDT'],
+  'America/Vancouver': ['PST', 'PDT'],
+  'America/Anchorage': ['AKST', 'AKDT'],
+  'Pacific/Honolulu': ['HST', 'HST'],
+  'US/Eastern': ['EST', 'EDT'],
+  'US/Central': ['CST', 'CDT'],
+  'US/Mountain': ['MST', 'MDT'],
+  'US/Pacific': ['PST', 'PDT'],
   'Europe/London': ['GMT', 'BST'],
   'Europe/Dublin': ['GMT', 'IST'],
   'Europe/Lisbon': ['WET', 'WEST'],
@@ -119,14 +133,8 @@ export function isKnownZone(zone: string): boolean {
   }
 }
 
-/** Offset east of UTC in seconds and the zone abbreviation at the instant. */
-export function zoneAt(zone: string, epochMs: number): { offset: number; name: string } {
-  if (zone === '' || zone === 'UTC' || zone === 'Local') return { offset: 0, name: 'UTC' }
-  if (zone.startsWith('Fixed:')) {
-    const rest = zone.slice(6)
-    const i = rest.indexOf(':')
-    return { offset: Number(rest.slice(0, i)), name: rest.slice(i + 1) }
-  }
+/** Offset east of UTC in seconds and Intl's short zone name at the instant, for an IANA zone. */
+function intlZone(zone: string, epochMs: number): { offset: number; name: string } {
   let parts: Intl.DateTimeFormatPart[]
   try {
     parts = formatterFor(zone).formatToParts(new Date(Math.floor(epochMs / 1000) * 1000))
@@ -137,13 +145,27 @@ export function zoneAt(zone: string, epochMs: number): { offset: number; name: s
   let year = Number(get('year'))
   if (get('era') === 'BC' || get('era') === 'B') year = 1 - year
   const local = daysFromCivil(year, Number(get('month')), Number(get('day'))) * 86400 + Number(get('hour')) * 3600 + Number(get('minute')) * 60 + Number(get('second'))
-  const offset = local - Math.floor(epochMs / 1000)
-  let name = get('timeZoneName')
+  return { offset: local - Math.floor(epochMs / 1000), name: get('timeZoneName') }
+}
+
+/** Offset east of UTC in seconds and the zone abbreviation at the instant. */
+export function zoneAt(zone: string, epochMs: number): { offset: number; name: string } {
+  if (zone === '' || zone === 'UTC' || zone === 'Local') return { offset: 0, name: 'UTC' }
+  if (zone.startsWith('Fixed:')) {
+    const rest = zone.slice(6)
+    const i = rest.indexOf(':')
+    return { offset: Number(rest.slice(0, i)), name: rest.slice(i + 1) }
+  }
+  const { offset, name: intlName } = intlZone(zone, epochMs)
+  let name = intlName
   if (/^(GMT|UTC)([+-]|$)/.test(name)) {
     const known = zoneAbbrevs[zone]
     if (known) {
-      const jan = zoneAt(zone, Date.UTC(civilFromDays(Math.floor(epochMs / MS_PER_DAY)).year, 0, 1)).offset
-      name = offset !== jan ? known[1] : known[0]
+      // Daylight time is the larger of the January and July offsets of the year.
+      const year = civilFromDays(Math.floor(epochMs / MS_PER_DAY)).year
+      const jan = intlZone(zone, Date.UTC(year, 0, 1)).offset
+      const jul = intlZone(zone, Date.UTC(year, 6, 1)).offset
+      name = jan !== jul && offset === Math.max(jan, jul) ? known[1] : known[0]
     } else if (!(offset === 0 && name === 'GMT')) {
       // The tz database names zones without letters by their offset, e.g. "+03" or "+0530".
       const m = Math.abs(offset) / 60
@@ -793,8 +815,9 @@ export function parseTime(layout: string, value: string): GoTime {
   if (utc) return new GoTime(wall, 'UTC')
   if (zoneOffset !== -1) {
     const epoch = wall - zoneOffset * 1000
-    if (zoneOffset === 0) return new GoTime(epoch, 'UTC')
-    return new GoTime(epoch, `Fixed:${zoneOffset}:`)
+    // The local zone (UTC) when it matches, else a fixed zone keeping the parsed name.
+    if (zoneOffset === 0 && (zoneName === '' || zoneName === 'UTC')) return new GoTime(epoch, 'UTC')
+    return new GoTime(epoch, `Fixed:${zoneOffset}:${zoneName}`)
   }
   if (zoneName !== '') {
     if (zoneName === 'UTC') return new GoTime(wall, 'UTC')

@@ -171,18 +171,33 @@ function trunc(c: number, s: string): string {
 }
 
 // goutils.AbbreviateFull, on bytes; undefined stands for its error return.
-function abbreviateFull(s: string, offset: number, maxWidth: number): string | undefined {
-  if (s === '') return ''
+// The recursion works on the byte slice, which may start inside a character.
+function abbreviateBytes(b: Uint8Array, offset: number, maxWidth: number): Uint8Array | undefined {
+  if (b.length === 0) return b
   if (maxWidth < 4) return undefined
-  const n = byteLength(s)
-  if (n <= maxWidth) return s
+  const n = b.length
+  if (n <= maxWidth) return b
   if (offset > n) offset = n
   if (n - offset < maxWidth - 3) offset = n - (maxWidth - 3)
-  const marker = '...'
-  if (offset <= 4) return sliceBytes(s, 0, maxWidth - 3) + marker
+  const marker = Uint8Array.of(0x2e, 0x2e, 0x2e)
+  const join = (...parts: Uint8Array[]): Uint8Array => {
+    const out = new Uint8Array(parts.reduce((x, p) => x + p.length, 0))
+    let o = 0
+    for (const p of parts) {
+      out.set(p, o)
+      o += p.length
+    }
+    return out
+  }
+  if (offset <= 4) return join(b.subarray(0, maxWidth - 3), marker)
   if (maxWidth < 7) return undefined
-  if (offset + maxWidth - 3 < n) return marker + (abbreviateFull(sliceBytes(s, offset), 0, maxWidth - 3) ?? '')
-  return marker + sliceBytes(s, n - (maxWidth - 3))
+  if (offset + maxWidth - 3 < n) return join(marker, abbreviateBytes(b.subarray(offset), 0, maxWidth - 3) ?? new Uint8Array())
+  return join(marker, b.subarray(n - (maxWidth - 3)))
+}
+
+function abbreviateFull(s: string, offset: number, maxWidth: number): string | undefined {
+  const r = abbreviateBytes(utf8(s), offset, maxWidth)
+  return r === undefined ? undefined : fromUtf8(r)
 }
 
 function replaceAll(src: string, old: string, repl: string): string {

@@ -36,6 +36,7 @@ export const edgeCases: Case[] = [
     ['upper-emoji', '{{ upper .zwj }}', d],
     ['trunc-emoji', '{{ trunc 2 .emoji }}', d],
     ['substr-cjk', '{{ substr 0 3 .cjk }}', d],
+    ['substr-invalid-utf8-quote', '{{ substr 0 2 .u | quote }} {{ substr 0 2 .u | len }} {{ printf "%q" (trunc 2 .u) }}', d],
     ['template-in-range', '{{ define "item" }}<{{ . }}>{{ end }}{{ range list 1 2 }}{{ template "item" . }}{{ end }}'],
     ['pipeline-nil-func-result', '{{ first (list) | default "dflt" }}'],
     ['nil-func-result-field', '{{ (first (list)).x }}'],

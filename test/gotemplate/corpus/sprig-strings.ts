@@ -21,7 +21,7 @@ export const sprigStringCases: Case[] = [
   ...calls(P, 'substr', ['1 3 "hello"', '0 100 "hello"', '-1 2 "hello"', '2 -1 "hello"', '3 1 "hello"', '6 -1 "hello"', '-1 10 "hello"', '0 2 "héllo"', '0 1 "é"', '1 2 "é"']),
   ...calls(P, 'trunc', ['5 "hello world"', '-5 "hello world"', '0 "abc"', '20 "abc"', '-20 "abc"', '2 "héllo"', '-3 "日本語"']),
   ...calls(P, 'abbrev', ['5 "hello world"', '3 "hello world"', '20 "hello world"', '4 "hello"', '4 "hellos"', '6 "héllo wörld"']),
-  ...calls(P, 'abbrevboth', ['5 10 "1234 5678 9123"', '0 4 "abcdefghijklmno"', '1 6 "abcdefghijklmno"', '10 10 "abcdefghijklmno"', '20 10 "abcdefghijklmno"', '3 3 "abcdefghij"', '5 7 "abcdefghijklmno"']),
+  ...calls(P, 'abbrevboth', ['5 10 "1234 5678 9123"', '0 4 "abcdefghijklmno"', '1 6 "abcdefghijklmno"', '10 10 "abcdefghijklmno"', '20 10 "abcdefghijklmno"', '3 3 "abcdefghij"', '5 7 "abcdefghijklmno"', '5 10 "_本 😀 😀 é"', '5 10 "aBa\\t日_%Idİﬀİx2"']),
   ...calls(P, 'contains', ['"ell" "hello"', '"x" "hello"', '"" "hello"', '"é" "héllo"']),
   ...calls(P, 'hasPrefix', ['"he" "hello"', '"lo" "hello"', '"" ""']),
   ...calls(P, 'hasSuffix', ['"lo" "hello"', '"he" "hello"']),

@@ -1,6 +1,6 @@
 // A local Kubernetes control plane (etcd + kube-apiserver + kube-controller-manager)
-// built from Go modules by test/cluster/build.sh. Used by the integration tests,
-// the benchmarks and `template-sync local`. Processes are tracked by pid (never
+// built from Go modules by test/cluster/build.sh. Used by `template-sync local`,
+// the integration tests and the benchmarks. Processes are tracked by pid (never
 // by name) in a record file so that a crashed run's leftovers can be reaped.
 
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
@@ -57,7 +57,7 @@ interface Record_ {
 }
 
 export function defaultBinDir(): string {
-  return resolve(process.env.TEMPLATE_SYNC_BIN_DIR ?? process.env.KUBEBUILDER_ASSETS ?? join(here, 'bin'))
+  return resolve(process.env.TEMPLATE_SYNC_BIN_DIR ?? process.env.KUBEBUILDER_ASSETS ?? join(here, '..', '..', 'test', 'cluster', 'bin'))
 }
 
 function alive(pid: number): boolean {

@@ -1,0 +1,270 @@
+// `template-sync diff NAMESPACE/NAME`: how the live objects of a
+// TemplateInstance differ from what it renders now, judged the way the
+// reconciler judges drift. For each rendered object: GET the live object,
+// server-side dry-run apply the desired one (field manager template-sync,
+// force, ignored fields carried over from the live object), and compare the
+// two outside ignoreFields and server-managed fields.
+//
+// Only paths are printed, never values, so Secret data cannot leak.
+//
+// Exit codes follow diff(1): 0 nothing differs, 1 something drifted, is
+// missing, is not ours or would be pruned, 2 errors (including an object
+// that could not be checked).
+
+import { FIELD_MANAGER, LABEL_INSTANCE_UID, ANNOTATION_INSTANCE_REF, type SyncMode } from '../api/names.ts'
+import { preserveIgnoredFields } from '../controller/preserve.ts'
+import { compare } from '../drift/compare.ts'
+import type { ChangeKind } from '../drift/types.ts'
+import { compileIgnoreFields, type CompiledIgnore } from '../fieldpath/compile.ts'
+import type { KubeClient } from '../kube/client.ts'
+import { RestMapper, UnknownKindError } from '../kube/discovery.ts'
+import { KubeApiError } from '../kube/errors.ts'
+import { ObjectClient, type KubeObject, type ObjectRef } from '../kube/objects.ts'
+import {
+  boolFlag,
+  CommandError,
+  connect,
+  defaultIO,
+  type CliIO,
+  type Env,
+  type InstanceName,
+  parseFlags,
+  parseInstanceName,
+  stringFlag,
+  UsageError,
+  parseCommandArgs,
+} from './args.ts'
+import { readInstance, renderObjects } from './render.ts'
+
+export function diffUsage(): string {
+  return `usage: template-sync diff NAMESPACE/NAME [flags]
+
+Compares the live objects of a TemplateInstance with what it renders now,
+the way the reconciler detects drift (server-side dry-run apply, ignoreFields
+and server-managed fields left out). Prints paths, never values.
+
+  --kubeconfig PATH     cluster to read [$TEMPLATE_SYNC_KUBECONFIG, then
+                        $KUBECONFIG, ~/.kube/config, in-cluster]
+  -o, --output FORMAT   text (default) or json
+
+Exit codes: 0 in sync; 1 drifted, missing, not owned or to be pruned; 2 error.
+`
+}
+
+const FLAGS = {
+  kubeconfig: { type: 'string' },
+  output: { type: 'string', short: 'o' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+export type OutputFormat = 'text' | 'json'
+
+export interface DiffOptions {
+  readonly instance: InstanceName
+  readonly kubeconfig?: string
+  readonly output: OutputFormat
+}
+
+/** Throws UsageError; 'help' for -h/--help. */
+export function parseDiffArgs(argv: readonly string[]): DiffOptions | 'help' {
+  const args = parseFlags(argv, FLAGS)
+  if (boolFlag(args, 'help')) return 'help'
+  const output = stringFlag(args, 'output') ?? 'text'
+  if (output !== 'text' && output !== 'json') throw new UsageError(`--output must be text or json, got ${JSON.stringify(output)}`)
+  const [arg, ...extra] = args.positionals
+  if (arg === undefined || extra.length > 0) throw new UsageError('expected exactly one NAMESPACE/NAME')
+  const kubeconfig = stringFlag(args, 'kubeconfig')
+  return { instance: parseInstanceName(arg), output, ...(kubeconfig !== undefined ? { kubeconfig } : {}) }
+}
+
+/**
+ * in-sync: nothing to apply; drifted: an apply would change `changes`;
+ * missing: not in the cluster (or being deleted); unowned: exists without
+ * this instance's ownership (the reconciler refuses to adopt it); orphaned:
+ * ours but no longer rendered (the reconciler prunes it, except while frozen);
+ * error: could not be checked.
+ */
+export type DiffState = 'in-sync' | 'drifted' | 'missing' | 'unowned' | 'orphaned' | 'error'
+
+export interface DiffChange {
+  /** ignoreFields syntax, e.g. data.key or metadata.labels['app.kubernetes.io/name']. */
+  readonly path: string
+  /** RFC 6901. */
+  readonly pointer: string
+  /** From the live object to what an apply would leave: added, removed or changed. */
+  readonly kind: ChangeKind
+}
+
+export interface DiffEntry {
+  readonly apiVersion: string
+  readonly kind: string
+  readonly namespace?: string
+  readonly name: string
+  readonly state: DiffState
+  readonly changes: readonly DiffChange[]
+  readonly message?: string
+}
+
+export interface DiffReport {
+  readonly instance: string
+  readonly template: string
+  readonly syncMode: SyncMode
+  readonly objects: readonly DiffEntry[]
+  /** Notes on the render (unknown kinds, an invalid ignoreFields list). */
+  readonly notes: readonly string[]
+}
+
+export async function runDiff(argv: readonly string[], env: Env, io?: Partial<CliIO>): Promise<number> {
+  const { stdout, stderr } = defaultIO(io)
+  const parsed = parseCommandArgs('diff', argv, parseDiffArgs, diffUsage, { stdout, stderr })
+  if ('exit' in parsed) return parsed.exit
+  const opts = parsed.options
+  let client: KubeClient | undefined
+  try {
+    client = connect(opts.kubeconfig, env)
+    const report = await diffInstance(client, opts.instance)
+    for (const note of report.notes) stderr.write(`note: ${note}\n`)
+    stdout.write(opts.output === 'json' ? `${JSON.stringify(toJson(report), null, 2)}\n` : formatText(report))
+    return exitCode(report)
+  } catch (err) {
+    stderr.write(`template-sync diff: ${(err as Error).message}\n`)
+    return 2
+  } finally {
+    client?.close()
+  }
+}
+
+/** Renders the instance and checks every rendered object and every owned object it no longer renders. */
+export async function diffInstance(client: KubeClient, ref: InstanceName): Promise<DiffReport> {
+  const inputs = await readInstance(client, ref)
+  const { template, instance } = inputs
+  const rendered = await renderObjects(inputs, client)
+  if (!rendered.ok) throw new CommandError(`the instance does not render: ${rendered.reason}: ${rendered.message}`, 2)
+  const notes = [...rendered.notes]
+  const ignore = compileIgnore(template.spec.sync?.ignoreFields ?? [], notes)
+  const objects = new ObjectClient(client, new RestMapper(client))
+  const uid = instance.metadata?.uid ?? ''
+  const instanceRef = `${ref.namespace}/${ref.name}`
+  const entries: DiffEntry[] = []
+  for (const desired of rendered.objects) entries.push(await checkObject(objects, desired, ignore, uid, instanceRef))
+  const renderedKeys = new Set(rendered.objects.map((o) => keyOf(refOf(o))))
+  const kinds = new Set([...(instance.status?.trackedGVKs ?? []).map(fromGvk), ...rendered.objects.map((o) => `${o.apiVersion}|${o.kind}`)])
+  for (const kind of kinds) entries.push(...(await orphans(objects, kind, uid, renderedKeys)))
+  const t = instance.spec.templateRef
+  return { instance: instanceRef, template: `${t.namespace}/${t.name}`, syncMode: rendered.mode, objects: entries, notes }
+}
+
+function compileIgnore(entries: readonly string[], notes: string[]): CompiledIgnore {
+  try {
+    return compileIgnoreFields(entries)
+  } catch (err) {
+    // As the reconciler does: an invalid list (reported on the Template) enforces everything.
+    notes.push(`spec.sync.ignoreFields is invalid, so nothing is ignored (as in the reconciler): ${(err as Error).message}`)
+    return compileIgnoreFields([])
+  }
+}
+
+async function checkObject(objects: ObjectClient, desired: KubeObject, ignore: CompiledIgnore, uid: string, instanceRef: string): Promise<DiffEntry> {
+  const ref = refOf(desired)
+  const entry = (state: DiffState, changes: readonly DiffChange[] = [], message?: string): DiffEntry => ({
+    ...ref,
+    state,
+    changes,
+    ...(message !== undefined ? { message } : {}),
+  })
+  let live: KubeObject | undefined
+  try {
+    live = await objects.get(ref)
+  } catch (err) {
+    return entry('error', [], `cannot read the live object: ${apiMessage(err)}`)
+  }
+  if (live === undefined) return entry('missing')
+  if (live.metadata.deletionTimestamp) return entry('missing', [], `being deleted since ${live.metadata.deletionTimestamp}`)
+  const owner = live.metadata.labels?.[LABEL_INSTANCE_UID]
+  const owned = owner !== undefined ? owner === uid : live.metadata.annotations?.[ANNOTATION_INSTANCE_REF] === instanceRef
+  if (!owned) {
+    return entry('unowned', [], `exists and is not managed by this TemplateInstance${owner !== undefined ? ` (owned by TemplateInstance uid ${owner})` : ''}`)
+  }
+  const withKind: KubeObject = { ...live, apiVersion: desired.apiVersion, kind: desired.kind }
+  let wouldBe: KubeObject
+  try {
+    wouldBe = await objects.apply(preserveIgnoredFields(desired, withKind, ignore), { fieldManager: FIELD_MANAGER, force: true, dryRun: true })
+  } catch (err) {
+    return entry('error', [], `server-side dry-run apply failed: ${apiMessage(err)}`)
+  }
+  const changes = compare(withKind, wouldBe, ignore).map((c) => ({ path: c.path, pointer: c.pointer, kind: c.kind }))
+  return entry(changes.length === 0 ? 'in-sync' : 'drifted', changes)
+}
+
+/** Objects of one kind that carry this instance's UID label but are not rendered any more. */
+async function orphans(objects: ObjectClient, kind: string, uid: string, renderedKeys: ReadonlySet<string>): Promise<DiffEntry[]> {
+  const [apiVersion = '', k = ''] = kind.split('|')
+  let owned: KubeObject[]
+  try {
+    owned = await objects.list(apiVersion, k, { labelSelector: `${LABEL_INSTANCE_UID}=${uid}` })
+  } catch (err) {
+    // A tracked kind whose CRD is gone holds nothing to prune.
+    if (err instanceof UnknownKindError) return []
+    return [{ apiVersion, kind: k, name: '*', state: 'error', changes: [], message: `cannot list owned objects: ${apiMessage(err)}` }]
+  }
+  return owned
+    .filter((o) => !renderedKeys.has(keyOf(refOf(o))) && !o.metadata.deletionTimestamp)
+    .map((o) => ({ ...refOf(o), state: 'orphaned' as const, changes: [], message: 'no longer rendered; the reconciler deletes it unless the instance is frozen' }))
+}
+
+function refOf(o: KubeObject): ObjectRef {
+  return o.metadata.namespace ? { apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name } : { apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name }
+}
+
+function keyOf(r: ObjectRef): string {
+  return `${r.apiVersion}|${r.kind}|${r.namespace ?? ''}|${r.name}`
+}
+
+/** "apps/v1/Deployment" or "/v1/ConfigMap" -> "apps/v1|Deployment". */
+function fromGvk(gvk: string): string {
+  const [group = '', version = '', kind = ''] = gvk.split('/')
+  return `${group === '' ? version : `${group}/${version}`}|${kind}`
+}
+
+function apiMessage(err: unknown): string {
+  return err instanceof KubeApiError ? `${err.code} ${err.reason}: ${err.apiMessage}` : (err as Error).message
+}
+
+const LABELS: Readonly<Record<DiffState, string>> = {
+  'in-sync': 'in sync',
+  drifted: 'drifted',
+  missing: 'missing',
+  unowned: 'not owned',
+  orphaned: 'orphaned',
+  error: 'error',
+}
+const MARKS: Readonly<Record<ChangeKind, string>> = { changed: '~', added: '+', removed: '-' }
+
+export function formatText(report: DiffReport): string {
+  const lines = [`TemplateInstance ${report.instance} (Template ${report.template}, sync mode ${report.syncMode})`]
+  for (const e of report.objects) {
+    const what = `${e.apiVersion} ${e.kind} ${e.namespace ? `${e.namespace}/` : ''}${e.name}`
+    lines.push(`${LABELS[e.state].padEnd(10)}${what}${e.message !== undefined ? `: ${e.message}` : ''}`)
+    for (const c of e.changes) lines.push(`            ${MARKS[c.kind]} ${c.path}`)
+  }
+  const counts = summary(report)
+  const parts = (Object.keys(LABELS) as DiffState[]).filter((s) => counts[s] > 0).map((s) => `${counts[s]} ${LABELS[s]}`)
+  lines.push(`${report.objects.length} object(s)${parts.length > 0 ? `: ${parts.join(', ')}` : ''}`)
+  return `${lines.join('\n')}\n`
+}
+
+export function summary(report: DiffReport): Record<DiffState, number> {
+  const counts: Record<DiffState, number> = { 'in-sync': 0, drifted: 0, missing: 0, unowned: 0, orphaned: 0, error: 0 }
+  for (const e of report.objects) counts[e.state]++
+  return counts
+}
+
+export function exitCode(report: DiffReport): 0 | 1 | 2 {
+  const counts = summary(report)
+  if (counts.error > 0) return 2
+  return counts.drifted + counts.missing + counts.unowned + counts.orphaned > 0 ? 1 : 0
+}
+
+function toJson(report: DiffReport): Record<string, unknown> {
+  return { ...report, summary: summary(report), exitCode: exitCode(report) }
+}
