@@ -276,7 +276,13 @@ export class Registry {
   }
 
   render(): string {
-    for (const fn of this.collectors) fn()
+    for (const fn of this.collectors) {
+      try {
+        fn()
+      } catch {
+        // One broken collector must not fail the whole scrape; its metrics keep their last values.
+      }
+    }
     const out: string[] = []
     for (const m of this.metrics.values()) m.render(out)
     return out.length ? out.join('\n') + '\n' : ''

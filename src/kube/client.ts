@@ -1,14 +1,23 @@
 // A small JSON REST client for the Kubernetes API. Authentication and TLS come
-// from @kubernetes/client-node's KubeConfig (kubeconfig files, in-cluster tokens
-// that rotate); requests go through node:https with one keep-alive agent so that
-// bodies stay raw JSON (no generated serializers dropping unknown fields) and
-// watch streams are under our control.
+// from a ClusterConfig: in a Pod the light in-cluster loader (incluster.ts),
+// elsewhere @kubernetes/client-node's KubeConfig (kubeconfig files with every
+// auth method), loaded only when needed. Requests go through node:https with
+// one keep-alive agent so that bodies stay raw JSON (no generated serializers
+// dropping unknown fields) and watch streams are under our control.
 
 import { Agent, request as httpsRequest, type RequestOptions } from 'node:https'
 import { request as httpRequest, Agent as HttpAgent, type IncomingMessage } from 'node:http'
 import { createInterface } from 'node:readline'
-import { KubeConfig } from '@kubernetes/client-node'
+import { createRequire } from 'node:module'
+import type { KubeConfig } from '@kubernetes/client-node'
 import { KubeApiError } from './errors.ts'
+import { inClusterAvailable, inClusterConfig, type ClusterConfig } from './incluster.ts'
+
+/** The client library, loaded on first use only (it is large; see incluster.ts). */
+function newKubeConfig(): KubeConfig {
+  const lib = createRequire(import.meta.url)('@kubernetes/client-node') as typeof import('@kubernetes/client-node')
+  return new lib.KubeConfig()
+}
 
 export type Query = Record<string, string | number | boolean | undefined>
 
@@ -36,14 +45,14 @@ export const CONTENT_JSON_PATCH = 'application/json-patch+json'
 
 export class KubeClient {
   readonly server: string
-  readonly kubeConfig: KubeConfig
+  readonly kubeConfig: ClusterConfig
   /** Every request this client made, by verb (used to prove "no API call per admission request"). */
   readonly counter: RequestCounter = { total: 0, byVerb: {} }
   private readonly agent: Agent | HttpAgent
   private readonly isHttps: boolean
   private readonly userAgent: string
 
-  constructor(kc: KubeConfig, userAgent = 'template-sync') {
+  constructor(kc: ClusterConfig, userAgent = 'template-sync') {
     const cluster = kc.getCurrentCluster()
     if (!cluster) throw new Error('kubeconfig has no current cluster')
     this.kubeConfig = kc
@@ -54,14 +63,15 @@ export class KubeClient {
   }
 
   static fromFile(path: string, userAgent?: string): KubeClient {
-    const kc = new KubeConfig()
+    const kc = newKubeConfig()
     kc.loadFromFile(path)
     return new KubeClient(kc, userAgent)
   }
 
   /** In-cluster config when running in a Pod, else KUBECONFIG / ~/.kube/config. */
-  static fromDefault(userAgent?: string): KubeClient {
-    const kc = new KubeConfig()
+  static fromDefault(userAgent?: string, env: Readonly<Record<string, string | undefined>> = process.env): KubeClient {
+    if (inClusterAvailable(env) && !env.KUBECONFIG) return new KubeClient(inClusterConfig(env), userAgent)
+    const kc = newKubeConfig()
     kc.loadFromDefault()
     return new KubeClient(kc, userAgent)
   }

@@ -89,7 +89,7 @@ export class Reflector<T extends KubeObjectLike = KubeObjectLike> {
   private resourceVersion = ''
   private synced = false
   private running: Promise<void> | undefined
-  private syncWaiters: (() => void)[] = []
+  private syncWaiters: { resolve: () => void; reject: (e: Error) => void }[] = []
   /** Time of the last event or bookmark received (for the watchdog and health). */
   lastActivity = 0
   /** Recoveries performed, by kind (exported as metrics). */
@@ -127,9 +127,18 @@ export class Reflector<T extends KubeObjectLike = KubeObjectLike> {
   /** Resolves after the first complete list. */
   waitForSync(signal?: AbortSignal): Promise<void> {
     if (this.synced) return Promise.resolve()
+    if (this.stopController.signal.aborted) return Promise.reject(new Error(`${this.opts.name}: stopped before the first sync`))
     return new Promise((resolve, reject) => {
-      this.syncWaiters.push(resolve)
-      signal?.addEventListener('abort', () => reject(new Error(`${this.opts.name}: stopped before the first sync`)), { once: true })
+      const waiter = { resolve, reject }
+      this.syncWaiters.push(waiter)
+      signal?.addEventListener(
+        'abort',
+        () => {
+          this.syncWaiters = this.syncWaiters.filter((w) => w !== waiter)
+          reject(new Error(`${this.opts.name}: wait for the first sync aborted`))
+        },
+        { once: true },
+      )
     })
   }
 
@@ -156,6 +165,7 @@ export class Reflector<T extends KubeObjectLike = KubeObjectLike> {
 
   async stop(): Promise<void> {
     this.stopController.abort()
+    for (const w of this.syncWaiters.splice(0)) w.reject(new Error(`${this.opts.name}: stopped before the first sync`))
     await this.running
   }
 
@@ -214,7 +224,7 @@ export class Reflector<T extends KubeObjectLike = KubeObjectLike> {
     this.lastError = undefined
     if (!this.synced) {
       this.synced = true
-      for (const w of this.syncWaiters.splice(0)) w()
+      for (const w of this.syncWaiters.splice(0)) w.resolve()
       this.emit('synced')
     }
   }
@@ -306,7 +316,14 @@ export class Reflector<T extends KubeObjectLike = KubeObjectLike> {
           await this.relist(signal)
           needList = false
         }
+        const startedAt = Date.now()
         const outcome = await this.watchOnce(signal)
+        if (outcome === 'ended' && Date.now() - startedAt < 1000 && !signal.aborted) {
+          // A server that closes watches at once must not turn this into a tight loop.
+          await sleep(backoff * (0.5 + Math.random() * 0.5), signal)
+          backoff = Math.min(backoff * 2, this.opts.maxBackoffMs)
+          continue
+        }
         backoff = this.opts.minBackoffMs
         if (outcome === 'gone') {
           this.recoveries['relist-gone'] = (this.recoveries['relist-gone'] ?? 0) + 1

@@ -175,8 +175,11 @@ t.test('a controller fighting over a field ends in DriftConflict, not a loop', a
   const inst = await waitForCondition(client, ns, 'app', 'Synced', 'False', 'DriftConflict', 60_000)
   t.match(condition(inst, 'Synced')?.message, /hostile-controller/, 'names the other field manager')
   const w0 = writes()
+  const verbs0 = { ...op.client.counter.byVerb }
   await new Promise((r) => setTimeout(r, 3000))
-  t.equal(writes() - w0, 0, 'corrections stopped while the fight goes on')
+  // The writer re-sets the field every 50 ms: a loop would show dozens of
+  // writes here. A status write or a correction already in flight may land.
+  t.ok(writes() - w0 <= 3, `corrections stopped while the fight goes on (requests before ${JSON.stringify(verbs0)}, after ${JSON.stringify(op.client.counter.byVerb)})`)
   stop.abort()
   await fight
   // A Template change clears the conflict and the object converges again.
