@@ -48,6 +48,7 @@ export class KubeClient {
   readonly kubeConfig: ClusterConfig
   /** Every request this client made, by verb (used to prove "no API call per admission request"). */
   readonly counter: RequestCounter = { total: 0, byVerb: {} }
+  private readonly observers: ((verb: string, path: string) => void)[] = []
   private readonly agent: Agent | HttpAgent
   private readonly isHttps: boolean
   private readonly userAgent: string
@@ -74,6 +75,15 @@ export class KubeClient {
     const kc = newKubeConfig()
     kc.loadFromDefault()
     return new KubeClient(kc, userAgent)
+  }
+
+  /** Calls fn with the counted verb and the path of every request (metrics, tests). */
+  observe(fn: (verb: string, path: string) => void): () => void {
+    this.observers.push(fn)
+    return () => {
+      const i = this.observers.indexOf(fn)
+      if (i >= 0) this.observers.splice(i, 1)
+    }
   }
 
   close(): void {
@@ -109,6 +119,7 @@ export class KubeClient {
     // are the price of leader election, not work on objects: count both apart.
     const base = query?.watch ? 'WATCH' : query?.dryRun ? `${method}-DRYRUN` : method
     const verb = path.includes('/leases') ? `LEASE-${base}` : /\/events(\/|$)/.test(path) ? `EVENT-${base}` : base
+    for (const fn of this.observers) fn(verb, path)
     this.counter.total++
     this.counter.byVerb[verb] = (this.counter.byVerb[verb] ?? 0) + 1
   }
