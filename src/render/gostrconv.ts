@@ -4,6 +4,8 @@
 // set is reproduced here character for character instead of approximated
 // with Number().
 
+import { underscoreOK } from '../gotemplate/strconv.ts'
+
 const GO_BOOLS: ReadonlySet<string> = new Set([
   '1', 't', 'T', 'TRUE', 'true', 'True',
   '0', 'f', 'F', 'FALSE', 'false', 'False',
@@ -25,7 +27,7 @@ export function isGoFloat(text: string): boolean {
   if (isSpecial(text)) return true
   const parsed = scanFloat(text)
   if (parsed === undefined) return false
-  if (parsed.underscores && !underscoresOk(text)) return false
+  if (parsed.underscores && !underscoreOK(text)) return false
   return parsed.hex ? !hexOverflows(parsed) : Number.isFinite(Number(parsed.decimal))
 }
 
@@ -115,37 +117,6 @@ function scanFloat(s: string): Scanned | undefined {
   return { hex, underscores, decimal, mantissa: intDigits + fracDigits, exp2: exp - 4 * fracDigits.length }
 }
 
-/**
- * Go's underscoreOK: `_` only between digits, or between a base prefix and a
- * digit, and never last.
- */
-function underscoresOk(text: string): boolean {
-  let s = text
-  if (s.startsWith('+') || s.startsWith('-')) s = s.slice(1)
-  let saw = '^'
-  let i = 0
-  let hex = false
-  if (s.length >= 2 && s[0] === '0' && 'bBoOxX'.includes(s.charAt(1))) {
-    i = 2
-    saw = '0'
-    hex = s[1] === 'x' || s[1] === 'X'
-  }
-  for (; i < s.length; i++) {
-    const c = s.charAt(i)
-    if (isDigit(c) || (hex && isHexDigit(c))) {
-      saw = '0'
-      continue
-    }
-    if (c === '_') {
-      if (saw !== '0') return false
-      saw = '_'
-      continue
-    }
-    if (saw === '_') return false
-    saw = '!'
-  }
-  return saw !== '_'
-}
 
 const MAX_EXP2 = 1023
 const MANTISSA_BITS = 53

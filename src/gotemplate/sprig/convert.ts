@@ -6,6 +6,7 @@ import { formatV } from './gofmt.ts'
 import { decodeJSON, encodeJSON, JSONError } from './gojson.ts'
 import { fail, fn, str } from './spec.ts'
 import { strval } from './strings.ts'
+import { underscoreOK } from '../strconv.ts'
 
 const MAX_INT64 = (1n << 63n) - 1n
 const MIN_INT64 = -(1n << 63n)
@@ -16,33 +17,6 @@ function lower(c: string | undefined): string {
   return (c ?? '').toLowerCase()
 }
 
-/** strconv's check that underscores only separate digits. */
-function underscoreOK(s: string): boolean {
-  let saw = '^'
-  let i = 0
-  if (s.length >= 1 && (s[0] === '-' || s[0] === '+')) s = s.slice(1)
-  let hex = false
-  if (s.length >= 2 && s[0] === '0' && 'box'.includes(lower(s[1]))) {
-    i = 2
-    saw = '0'
-    hex = lower(s[1]) === 'x'
-  }
-  for (; i < s.length; i++) {
-    const c = s[i] ?? ''
-    if ((c >= '0' && c <= '9') || (hex && lower(c) >= 'a' && lower(c) <= 'f')) {
-      saw = '0'
-      continue
-    }
-    if (c === '_') {
-      if (saw !== '0') return false
-      saw = '_'
-      continue
-    }
-    if (saw === '_') return false
-    saw = '!'
-  }
-  return saw !== '_'
-}
 
 /**
  * strconv.ParseInt(s, base, 64): undefined on a syntax error, 'range' when
