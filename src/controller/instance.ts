@@ -32,9 +32,11 @@ import { CONTENT_JSON_PATCH, CONTENT_MERGE } from '../kube/client.ts'
 import { KubeApiError } from '../kube/errors.ts'
 import type { WatchRegistry } from './registry.ts'
 import { preserveIgnoredFields } from './preserve.ts'
+import { pointerTokens } from '../fieldpath/pointer.ts'
 import { instanceStatusPath, writeStatus } from './status.ts'
 import type { RenderPipeline, SourceRef } from './pipeline.ts'
-import { gvkOf, parseGvk, refKey, refOf } from './identity.ts'
+import { refKey, refOf } from './identity.ts'
+import { gvkString, parseGvkString } from '../render/identity.ts'
 import { extractOutputs, outputSourceRefs } from '../outputs/extract.ts'
 
 export interface EventSink {
@@ -223,7 +225,7 @@ export class InstanceReconciler {
     const objects: KubeObject[] = []
     const errors: string[] = []
     for (const g of gvks) {
-      const { apiVersion, kind } = parseGvk(g)
+      const { apiVersion, kind } = parseGvkString(g)
       const watch = preferCache ? this.deps.drift.get(g) : undefined
       if (watch && this.deps.drift.state(g).synced) {
         for (const o of watch.list()) {
@@ -378,7 +380,7 @@ export class InstanceReconciler {
 
     // 5. Persist trackedGVKs before any apply, so cleanup can always find what we create.
     const gvks = new Set(trackedGVKs)
-    for (const o of desired) gvks.add(gvkOf(o))
+    for (const o of desired) gvks.add(gvkString(o.apiVersion, o.kind))
     if (gvks.size !== trackedGVKs.length) {
       status.trackedGVKs = [...gvks].sort()
       await writeStatus(this.deps.client, instanceStatusPath(ns, name), prev as Record<string, unknown>, { ...prev, trackedGVKs: status.trackedGVKs } as Record<string, unknown>)
@@ -402,6 +404,8 @@ export class InstanceReconciler {
     }
     const plans: Plan[] = []
     const conflicts: string[] = []
+    // What a reported fight is tied to: it ends when the Template or the instance changes.
+    const inputsKey = hashOf([template.metadata?.generation, gen])
     const terminating: KubeObject[] = []
     const instRef = `${ns}/${name}`
     let requeueAfter: number | undefined
@@ -425,7 +429,7 @@ export class InstanceReconciler {
         continue
       }
       // In a reported fight, stop even the dry-runs until the inputs change.
-      if (m.conflicts.get(rk)?.inputs === hashOf([template.metadata?.generation, gen])) continue
+      if (m.conflicts.get(rk)?.inputs === inputsKey) continue
       // Drift only in fields we set means our apply certainly changes them
       // back: no need to ask the server first. Anything else (new render,
       // fields of other managers) goes through the dry-run.
@@ -464,7 +468,6 @@ export class InstanceReconciler {
     }
 
     // 9. Apply what differs, with fight detection for repeated corrections.
-    const inputsKey = hashOf([template.metadata?.generation, gen])
     for (const [k, c] of m.conflicts) if (c.inputs !== inputsKey) m.conflicts.delete(k)
     const applyErrors: string[] = []
     const failedKeys = new Set<string>()
@@ -630,7 +633,7 @@ export class InstanceReconciler {
 
   /** The live object: from the drift watch when it covers it, else a GET. */
   private async liveObject(obj: KubeObject): Promise<KubeObject | undefined> {
-    const g = gvkOf(obj)
+    const g = gvkString(obj.apiVersion, obj.kind)
     const watch = this.deps.drift.get(g)
     if (watch && this.deps.drift.state(g).synced) {
       const cached = watch.get(obj.metadata.namespace, obj.metadata.name)
@@ -690,8 +693,7 @@ function driftOnlyInOwnFields(applied: KubeObject, live: KubeObject, intent: Kub
 
 function hasPointer(obj: unknown, pointer: string): boolean {
   let cur: unknown = obj
-  for (const raw of pointer.split('/').slice(1)) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~')
+  for (const key of pointerTokens(pointer)) {
     if (Array.isArray(cur)) {
       const i = Number(key)
       if (!Number.isInteger(i) || i < 0 || i >= cur.length) return false

@@ -17,7 +17,7 @@ import { WatchRegistry } from './registry.ts'
 import { InstanceReconciler, type EventSink, type InstanceReconcilerOptions } from './instance.ts'
 import { TemplateReconciler } from './template.ts'
 import type { RenderPipeline, TemplateValidator } from './pipeline.ts'
-import { parseGvk } from './identity.ts'
+import { parseGvkString } from '../render/identity.ts'
 
 export interface ManagerOptions {
   client: KubeClient
@@ -93,7 +93,7 @@ export class Manager {
     this.templateQueue = new WorkQueue<string>({ name: 'templates', registry: this.registry })
 
     this.drift = new WatchRegistry(async (gvk) => {
-      const { apiVersion, kind } = parseGvk(gvk)
+      const { apiVersion, kind } = parseGvkString(gvk)
       const m = await mapper.mapping(apiVersion, kind)
       const r = new Reflector(client, { path: resourcePath(m), labelSelector: LABEL_INSTANCE_UID, name: `drift ${gvk}`, onRecover, transform: slimManagedFields, stallMs: 90_000 })
       const enqueue = (o: KubeObjectLike): void => {

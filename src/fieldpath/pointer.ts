@@ -16,3 +16,10 @@ export function escapeToken(token: string): string {
   if (!token.includes('~') && !token.includes('/')) return token
   return token.replaceAll('~', '~0').replaceAll('/', '~1')
 }
+
+/** The unescaped reference tokens of a pointer, the inverse of toPointer ("" is the whole document). */
+export function pointerTokens(pointer: string): string[] {
+  if (pointer === '') return []
+  // Order matters again, reversed: "~1" first, so "~01" decodes to "~1", not "/".
+  return pointer.slice(1).split('/').map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~'))
+}

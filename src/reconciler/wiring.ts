@@ -18,7 +18,7 @@ import { renderInstance, compileTemplate } from '../render/render.ts'
 import type { ParamValue } from '../render/types.ts'
 import type { RenderPipeline, TemplateValidator, RenderOutcome } from '../controller/pipeline.ts'
 import { apiParameterSources } from './sources.ts'
-import { parseGvk } from '../controller/identity.ts'
+import { parseGvkString } from '../render/identity.ts'
 
 /** Parsed bodies, keyed by Template uid and generation (a new generation parses again). */
 class TemplateCache {
@@ -74,7 +74,7 @@ export function createRenderPipeline(client: KubeClient): RenderPipeline {
       if (!first.ok || unknown.size === 0) return first
       // Learn the scope of kinds seen for the first time, then render again.
       for (const g of unknown) {
-        const { apiVersion, kind } = parseGvk(g)
+        const { apiVersion, kind } = parseGvkString(g)
         await mapper.mapping(apiVersion, kind).catch(() => undefined)
       }
       return renderWith(template, instance, values as Record<string, ParamValue>, cache, mapper, new Set())

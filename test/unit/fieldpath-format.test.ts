@@ -1,7 +1,7 @@
 import t from 'tap'
 import { formatPath, formatSegments, quoteKey } from '../../src/fieldpath/format.ts'
 import { parseFieldPath } from '../../src/fieldpath/parse.ts'
-import { escapeToken, toPointer } from '../../src/fieldpath/pointer.ts'
+import { escapeToken, pointerTokens, toPointer } from '../../src/fieldpath/pointer.ts'
 import type { PathStep, Segment } from '../../src/fieldpath/types.ts'
 
 interface Case {
@@ -37,6 +37,9 @@ const cases: Case[] = [
 ]
 
 for (const c of cases) {
+  t.test(`pointer of ${JSON.stringify(c.steps)} decodes back to its steps`, async (t) => {
+    t.strictSame(pointerTokens(c.pointer), c.steps.map(String))
+  })
   t.test(`formats ${JSON.stringify(c.steps)}`, async (t) => {
     t.equal(formatPath(c.steps), c.path, 'display path')
     t.equal(toPointer(c.steps), c.pointer, 'pointer')
