@@ -289,7 +289,8 @@ export class InstanceReconciler {
     const now = this.deps.now()
     const gen = inst.metadata?.generation
     const m = this.mem(key, uid)
-    const prev: TemplateInstanceStatus = inst.status ?? {}
+    // A copy: the cached status is frozen, and trackedGVKs is updated below.
+    const prev: TemplateInstanceStatus = { ...(inst.status ?? {}) }
     let conds: readonly Condition[] = prev.conditions ?? []
     const set = (u: ConditionUpdate): void => {
       conds = setCondition(conds, { ...u, ...(gen !== undefined ? { observedGeneration: gen } : {}) }, now)

@@ -289,3 +289,19 @@ t.test('Template outputs land in status.outputs and follow the live object', asy
     return Object.values(i.status?.outputs?.color ?? {})[0] === 'green' ? true : undefined
   })
 })
+
+t.test('a Template edit that adds a new kind tracks it and applies it', async (t) => {
+  const ns = await freshNamespace(t, client)
+  await createTemplate(client, ns, 'tpl', { sync: { mode: 'revert' }, gotemplate: configMapTemplate('{{ .instance.name }}', { a: '"1"' }) })
+  await createInstance(client, ns, 'grow', { templateRef: { name: 'tpl', namespace: ns } })
+  await waitForCondition(client, ns, 'grow', 'Ready', 'True')
+  await patchTemplateSpec(client, ns, 'tpl', {
+    gotemplate: [configMapTemplate('{{ .instance.name }}', { a: '"1"' }), '---', 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .instance.name }}\nstringData:\n  k: v'].join('\n'),
+  })
+  const inst = await eventually('Secret tracked and applied', async () => {
+    const i = await client.get<{ status?: { trackedGVKs?: string[]; renderedResources?: { kind: string }[] } }>(`/apis/templates.v2.stakater.com/v2alpha1/namespaces/${ns}/templateinstances/grow`)
+    return i.status?.trackedGVKs?.includes('/v1/Secret') && i.status.renderedResources?.some((r) => r.kind === 'Secret') ? i : undefined
+  })
+  t.same(inst.status?.trackedGVKs, ['/v1/ConfigMap', '/v1/Secret'])
+  t.ok(await client.getOrUndefined(`/api/v1/namespaces/${ns}/secrets/grow`), 'the new kind was applied')
+})
