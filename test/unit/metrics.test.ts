@@ -117,6 +117,35 @@ t.test('misuse fails with a message naming the metric', async (t) => {
   t.throws(() => c.inc(), /c_total/)
   t.throws(() => c.inc({ a: 'x', b: 'y' }), /c_total/)
   t.throws(() => new Histogram({ name: 'h', help: 'h' }).observe(NaN), /NaN/)
+  t.throws(() => c.inc({ a: 1 as unknown as string }), /c_total: labels \{a\} do not match/, 'a label value that is not a string')
+})
+
+t.test('label values that run into each other stay separate series', async (t) => {
+  const c = new Counter({ name: 'pairs_total', help: 'h', labelNames: ['a', 'b'] })
+  // Joined without lengths, each pair would read "x:1:y" or similar; each must count apart.
+  c.inc({ a: 'x:1', b: 'y' })
+  c.inc({ a: 'x', b: '1:y' })
+  c.inc({ a: 'x', b: '1:y' })
+  c.inc({ a: '', b: 'x1:y' })
+  c.inc({ b: 'y', a: 'x:1' })
+  t.equal(c.get({ a: 'x:1', b: 'y' }), 2, 'label order in the call does not matter')
+  t.equal(c.get({ a: 'x', b: '1:y' }), 2)
+  t.equal(c.get({ a: '', b: 'x1:y' }), 1)
+  const out: string[] = []
+  c.render(out)
+  t.equal(out.filter((l) => l.startsWith('pairs_total{')).length, 3)
+})
+
+t.test('histogram observations land in the first bucket that holds them', async (t) => {
+  const h = new Histogram({ name: 'h_seconds', help: 'h', buckets: [0.1, 1, 10] })
+  for (const v of [0.05, 0.1, 0.5, 1, 9, 10, 11, 1e9]) h.observe(v)
+  const s = h.snapshot()
+  t.same(
+    s.buckets.map((b) => b.count),
+    [2, 4, 6],
+    'cumulative: le=0.1 holds 0.05 and 0.1; le=1 adds 0.5 and 1; le=10 adds 9 and 10',
+  )
+  t.equal(s.count, 8, 'values above the last bound count only in +Inf')
 })
 
 t.test('collect hooks run before each render and can be removed', async (t) => {
