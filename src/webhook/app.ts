@@ -6,7 +6,7 @@
 // never turn into an allow. Tests drive the app with inject; server.ts gives
 // it a socket.
 
-import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyPluginAsync, type FastifyReply } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyPluginAsync, type FastifyReply } from 'fastify'
 import type { Logger } from 'pino'
 import { decide } from '../admission/decide.ts'
 import type { AdmissionConfig, AdmissionLookups, Decision } from '../admission/decision.ts'
@@ -163,6 +163,9 @@ export function buildWebhookApp(deps: WebhookAppOptions): FastifyInstance {
     loggerInstance: deps.log,
     // One line per decision is logged by the route; Fastify's per-request lines would double it.
     logController: new LogController({ disableRequestLogging: true }),
+    // Every line the app writes names the review uid itself, so the per-request
+    // child logger (a reqId binding) would be built and never read.
+    childLoggerFactory: (logger: FastifyBaseLogger): FastifyBaseLogger => logger,
     bodyLimit,
     requestTimeout,
     keepAliveTimeout: deps.keepAliveTimeoutMs ?? 100_000,
