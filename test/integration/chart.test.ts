@@ -57,6 +57,7 @@ interface PodSpec {
     name: string
     image: string
     args: string[]
+    env?: { name: string; value?: string }[]
     securityContext: Record<string, unknown>
     readinessProbe: { httpGet: { path: string; port: string } }
     livenessProbe: { httpGet: { path: string; port: string } }
@@ -177,6 +178,7 @@ t.test('values.schema.json rejects bad values', async (t) => {
     'scale target without version': { rbac: { scaleTargets: [{ group: 'apps', resource: 'deployments' }] } },
     'quote in an operator username': { webhook: { extraOperatorUsernames: ["x' || true || '"] } },
     'pull policy': { image: { pullPolicy: 'Sometimes' } },
+    'shell text in node options': { webhook: { nodeOptions: '--max-semi-space-size=8; rm -rf /' } },
   }
   for (const [name, values] of Object.entries(bad)) {
     const r = helm(bin, ['template', 'template-sync', chartDir, '--kube-version', KUBE_VERSION, '-f', valuesFile(values)])
@@ -265,6 +267,14 @@ t.test('default rendering: process flags follow the CLI contract', async (t) => 
   t.equal(rc.leaseName, 'template-sync-reconciler')
   t.equal(rc.workers, 4)
   t.equal(rc.logLevel, 'info')
+
+  // The default Node flags reach the webhook, and Node accepts them in NODE_OPTIONS.
+  const nodeOptions = webhook.containers[0]!.env?.find((e) => e.name === 'NODE_OPTIONS')?.value
+  t.equal(nodeOptions, '--max-semi-space-size=8')
+  const check = spawnSync(process.execPath, ['-e', 'process.exit(0)'], { env: { ...process.env, NODE_OPTIONS: nodeOptions ?? '' }, encoding: 'utf8' })
+  t.equal(check.status, 0, `node accepts NODE_OPTIONS=${nodeOptions ?? ''}: ${check.stderr}`)
+  const noFlags = find<Deployment>(render({ webhook: { nodeOptions: '' } }), 'Deployment', 'template-sync-webhook').spec.template.spec
+  t.notOk(noFlags.containers[0]!.env?.some((e) => e.name === 'NODE_OPTIONS'), 'an empty nodeOptions sets no NODE_OPTIONS')
 
   const extra = render({ webhook: { extraOperatorUsernames: ['system:serviceaccount:ops:break-glass'] }, logLevel: 'debug' })
   const eargs = find<Deployment>(extra, 'Deployment', 'template-sync-webhook').spec.template.spec.containers[0]!.args
