@@ -1,0 +1,67 @@
+// The webhook process as the image runs it, for the memory figure of
+// bench/webhook.ts: compiled JavaScript from dist/ (no TypeScript stripping
+// at start), --enable-source-maps, the real server with its Reflector caches
+// listing from the API server address it is given, and the production
+// logger (writing to /dev/null). Plain JavaScript on purpose: loading a .ts
+// file would load Node's type stripper, which the image never does.
+//
+// Protocol (IPC with the bench): sends {ready, port, imports, cached,
+// cacheHeap, sizes} once the caches have synced; answers 'report' with
+// {rss, maxRss, heap} and exits.
+
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+const settle = () => {
+  globalThis.gc?.()
+  globalThis.gc?.()
+  return process.memoryUsage().rss
+}
+
+const dist = new URL('../dist/', import.meta.url)
+// What `template-sync webhook` loads before it starts (main.js imports the command module on demand).
+await import(new URL('webhook/main.js', dist).href)
+const { KubeClient } = await import(new URL('kube/client.js', dist).href)
+const { startWebhookServer } = await import(new URL('webhook/server.js', dist).href)
+const { createWebhookLogger, bufferedLogDestination } = await import(new URL('webhook/logger.js', dist).href)
+const imports = settle()
+const heapAtImports = process.memoryUsage().heapUsed
+
+const { server, cert, key, operator } = JSON.parse(process.env.BENCH_MEMORY_CHILD ?? '{}')
+const certDir = mkdtempSync(join(tmpdir(), 'ts-bench-wh-mem-'))
+writeFileSync(join(certDir, 'tls.crt'), cert)
+writeFileSync(join(certDir, 'tls.key'), key)
+
+// In a Pod the credentials come from the service account; the bench's API server needs none.
+const client = new KubeClient({ getCurrentCluster: () => ({ server }), applyToHTTPSOptions: async () => {} }, 'template-sync-webhook')
+const webhook = await startWebhookServer({
+  client,
+  log: createWebhookLogger('info', bufferedLogDestination('/dev/null')),
+  config: { operatorUsernames: [operator] },
+  certDir,
+  host: '127.0.0.1',
+  port: 0,
+  healthHost: '127.0.0.1',
+  healthPort: 0,
+  drainMs: 0,
+})
+await webhook.synced()
+const cached = settle()
+const caches = webhook.caches
+process.send({
+  ready: true,
+  port: webhook.port,
+  imports,
+  cached,
+  cacheHeap: process.memoryUsage().heapUsed - heapAtImports,
+  sizes: { templates: caches.templates.size(), instances: caches.instances.size(), namespaces: caches.namespaces.size() },
+})
+process.on('message', (m) => {
+  if (m !== 'report') return
+  const rss = settle()
+  const report = { rss, maxRss: process.resourceUsage().maxRSS * 1024, heap: process.memoryUsage().heapUsed }
+  process.send(report, undefined, {}, () => {
+    void webhook.shutdown().finally(() => process.exit(0))
+  })
+})
