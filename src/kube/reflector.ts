@@ -11,6 +11,7 @@ import { EventEmitter } from 'node:events'
 import type { KubeClient, WatchEvent } from './client.ts'
 import { KubeApiError } from './errors.ts'
 import { deepFreeze } from './freeze.ts'
+import { objectKey, ObjectStore } from './store.ts'
 
 export interface ObjectMetaLike {
   name?: string
@@ -57,10 +58,7 @@ export interface ReflectorEvents<T> {
   synced: () => void
 }
 
-export function objectKey(obj: KubeObjectLike): string {
-  const m = obj.metadata ?? {}
-  return m.namespace ? `${m.namespace}/${m.name ?? ''}` : (m.name ?? '')
-}
+export { objectKey }
 
 interface ListResponse {
   metadata?: { resourceVersion?: string; continue?: string }
@@ -82,7 +80,7 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
 export class Reflector<T extends KubeObjectLike = KubeObjectLike> {
   private readonly client: KubeClient
   private readonly opts: Required<Omit<ReflectorOptions<T>, 'labelSelector' | 'fieldSelector' | 'transform' | 'onRecover'>> & ReflectorOptions<T>
-  private readonly store = new Map<string, T>()
+  private readonly store = new ObjectStore<T>()
   private readonly emitter = new EventEmitter()
   private readonly stopController = new AbortController()
   private currentWatch: AbortController | undefined
@@ -143,11 +141,11 @@ export class Reflector<T extends KubeObjectLike = KubeObjectLike> {
   }
 
   get(namespace: string | undefined, name: string): T | undefined {
-    return this.store.get(namespace ? `${namespace}/${name}` : name)
+    return this.store.get(namespace, name)
   }
 
   getByKey(key: string): T | undefined {
-    return this.store.get(key)
+    return this.store.getByKey(key)
   }
 
   list(): T[] {
@@ -207,15 +205,14 @@ export class Reflector<T extends KubeObjectLike = KubeObjectLike> {
     } while (cont)
     // Replace the store and tell handlers what changed, so a relist after a
     // gap delivers the missed adds, updates and deletes.
-    for (const [key, old] of this.store) {
+    for (const key of [...this.store.keys()]) {
       if (!fresh.has(key)) {
-        this.store.delete(key)
-        this.emit('delete', old)
+        const old = this.store.delete(key)
+        if (old !== undefined) this.emit('delete', old)
       }
     }
-    for (const [key, obj] of fresh) {
-      const old = this.store.get(key)
-      this.store.set(key, obj)
+    for (const obj of fresh.values()) {
+      const old = this.store.put(obj)
       if (!old) this.emit('add', obj)
       else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion) this.emit('update', obj, old)
     }
@@ -242,13 +239,11 @@ export class Reflector<T extends KubeObjectLike = KubeObjectLike> {
       return 'ok'
     }
     const obj = this.prepare(ev.object as KubeObjectLike)
-    const key = objectKey(obj)
-    const old = this.store.get(key)
     if (ev.type === 'DELETED') {
-      this.store.delete(key)
+      const old = this.store.delete(objectKey(obj))
       this.emit('delete', old ?? obj)
     } else {
-      this.store.set(key, obj)
+      const old = this.store.put(obj)
       if (old) this.emit('update', obj, old)
       else this.emit('add', obj)
     }

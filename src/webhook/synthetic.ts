@@ -19,27 +19,13 @@ import {
 } from '../api/names.ts'
 import type { Template } from '../api/template.ts'
 import type { TemplateInstance } from '../api/templateinstance.ts'
+import { ObjectStore } from '../kube/store.ts'
 import { IgnoreCache } from './ignore-cache.ts'
 import { createLookups, scaleTargetKey, type StoreReader } from './lookups.ts'
 import { slimInstance, slimNamespace, slimScaleTarget, slimTemplate, type SlimNamespace } from './transforms.ts'
 
-/** A namespace/name keyed store, like the Reflector's. */
-export class MapStore<T extends KubeObject> implements StoreReader<T> {
-  private readonly byKey = new Map<string, T>()
-
-  put(obj: T): void {
-    const m = obj.metadata ?? {}
-    this.byKey.set(m.namespace ? `${m.namespace}/${m.name ?? ''}` : (m.name ?? ''), obj)
-  }
-
-  get(namespace: string | undefined, name: string): T | undefined {
-    return this.byKey.get(namespace ? `${namespace}/${name}` : name)
-  }
-
-  get size(): number {
-    return this.byKey.size
-  }
-}
+/** The Reflector's store without the list+watch around it. */
+export class MapStore<T extends KubeObject> extends ObjectStore<T> implements StoreReader<T> {}
 
 /** A Template as a platform team writes it: a Go-template body, parameters, sync settings. */
 export function fullTemplate(namespace: string, name: string, mode: SyncMode, ignoreFields: readonly string[] = []): Template {
