@@ -66,8 +66,7 @@ function labelValues(metric: string, labelNames: readonly string[], labels: Labe
 
 /**
  * The series key of label values: each value prefixed by its length, so no
- * value can run into the next one whatever characters it holds. Called on
- * every observation (the webhook makes three per request), hence no JSON.
+ * value can run into the next one whatever characters it holds.
  */
 function seriesKey(values: readonly string[]): string {
   let key = ''
@@ -102,7 +101,14 @@ abstract class Metric<V> {
   readonly help: string
   readonly labelNames: readonly string[]
   abstract readonly type: MetricType
+  /** Every series in creation order (rendering), by seriesKey. */
   protected readonly series = new Map<string, Series<V>>()
+  /**
+   * The same series by label value, one Map level per label. Lookups walk it
+   * with the values as given: no key string is built and hashed per
+   * observation, which the webhook makes three of per request.
+   */
+  private readonly index = new Map<string, unknown>()
 
   constructor(type: MetricType, opts: MetricOptions) {
     this.labelNames = checkOptions(type, opts)
@@ -112,13 +118,38 @@ abstract class Metric<V> {
 
   protected abstract initial(): V
 
+  /** The leaf map and last value for values, creating the levels on the way when asked. */
+  private leafOf(values: readonly string[], create: boolean): Map<string, unknown> | undefined {
+    let node = this.index
+    for (let i = 0; i < values.length - 1; i++) {
+      let next = node.get(values[i] as string) as Map<string, unknown> | undefined
+      if (next === undefined) {
+        if (!create) return undefined
+        next = new Map()
+        node.set(values[i] as string, next)
+      }
+      node = next
+    }
+    return node
+  }
+
   protected seriesFor(labels: Labels | undefined): Series<V> {
     const values = labelValues(this.name, this.labelNames, labels)
-    const key = seriesKey(values)
-    let s = this.series.get(key)
+    if (values.length === 0) {
+      let s = this.series.get('')
+      if (!s) {
+        s = { values, data: this.initial() }
+        this.series.set('', s)
+      }
+      return s
+    }
+    const leaf = this.leafOf(values, true) as Map<string, unknown>
+    const last = values[values.length - 1] as string
+    let s = leaf.get(last) as Series<V> | undefined
     if (!s) {
       s = { values, data: this.initial() }
-      this.series.set(key, s)
+      leaf.set(last, s)
+      this.series.set(seriesKey(values), s)
     }
     return s
   }
@@ -129,8 +160,14 @@ abstract class Metric<V> {
 
   /** Drops one series (e.g. a queue that no longer exists), or all of them. */
   remove(labels?: Labels): void {
-    if (labels === undefined && this.labelNames.length > 0) this.series.clear()
-    else this.series.delete(seriesKey(labelValues(this.name, this.labelNames, labels)))
+    if (labels === undefined && this.labelNames.length > 0) {
+      this.series.clear()
+      this.index.clear()
+      return
+    }
+    const values = labelValues(this.name, this.labelNames, labels)
+    this.series.delete(seriesKey(values))
+    if (values.length > 0) this.leafOf(values, false)?.delete(values[values.length - 1] as string)
   }
 
   protected abstract renderSeries(s: Series<V>, out: string[]): void

@@ -173,6 +173,19 @@ t.test('remove drops one series or all of them', async (t) => {
   out = []
   c.render(out)
   t.strictSame(out.slice(2), [])
+  c.inc({ q: 'a' })
+  c.inc({ q: 'b' }, 2)
+  out = []
+  c.render(out)
+  t.strictSame(out.slice(2), ['r_total{q="a"} 1', 'r_total{q="b"} 2'], 'series removed then observed again start from zero, once each')
+
+  const two = new Counter({ name: 't_total', help: 'h', labelNames: ['x', 'y'] })
+  two.inc({ x: 'a', y: '1' })
+  two.inc({ x: 'a', y: '2' })
+  two.remove({ x: 'a', y: '1' })
+  two.inc({ x: 'a', y: '1' })
+  t.equal(two.get({ x: 'a', y: '1' }), 1)
+  t.equal(two.get({ x: 'a', y: '2' }), 1, 'a sibling series is untouched')
 })
 
 t.test('an empty registry renders nothing; the content type names format 0.0.4', async (t) => {
