@@ -65,7 +65,12 @@ export function nestsDeeperThan(text: string, max: number): boolean {
 /** Parses a request body; throws BodyError (HTTP 400) saying what is wrong. */
 export function parseJsonBody(text: string, maxDepth: number = MAX_JSON_DEPTH): unknown {
   if (!/\S/.test(text)) throw new BodyError('EmptyBody', 'the request body is empty; expected an AdmissionReview')
-  if (nestsDeeperThan(text, maxDepth)) throw new BodyError('TooDeep', `the request body nests deeper than ${maxDepth} levels`)
+  // Valid JSON nesting deeper than maxDepth has an opening and a closing
+  // bracket per level, so a shorter body needs no scan (most reviews are
+  // shorter): it nests less, or it is malformed and the parser says so.
+  if (text.length > 2 * maxDepth + 1 && nestsDeeperThan(text, maxDepth)) {
+    throw new BodyError('TooDeep', `the request body nests deeper than ${maxDepth} levels`)
+  }
   try {
     return JSON.parse(text)
   } catch (err) {

@@ -163,7 +163,9 @@ t.test('malformed requests: 4xx Status, never a review', async (t) => {
     { name: 'missing uid', body: { ...valid, request: { ...valid.request, uid: undefined } }, status: 400, message: /request.uid must be a string/ },
     { name: 'unknown operation', body: { ...valid, request: { ...valid.request, operation: 'PATCH' } }, status: 400, message: /request.operation must be one of/ },
     { name: 'YAML content type', body: valid, type: 'application/yaml', status: 415, message: /application\/json/ },
-    { name: 'too deep', body: '['.repeat(20_000), status: 400, message: /nests deeper/ },
+    { name: 'too deep', body: '['.repeat(10_003) + ']'.repeat(10_003), status: 400, message: /nests deeper than 10002 levels/ },
+    // Too short to nest that deep and still close every bracket: the parser refuses it.
+    { name: 'deep and unclosed', body: '['.repeat(20_000), status: 400, message: /not valid JSON/ },
     { name: 'too large', body: JSON.stringify({ ...valid, pad: 'x'.repeat(300 * 1024) }), status: 413, message: /exceeds/ },
   ]
   for (const c of cases) {

@@ -126,6 +126,9 @@ t.test('nesting depth is measured outside strings', async (t) => {
   }
   t.equal(problemOf('  '), 'EmptyBody')
   t.equal(problemOf(deep(MAX_JSON_DEPTH + 1)), 'TooDeep')
+  t.equal(problemOf(`${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH)}`), 'InvalidJSON', 'one closing short: too short to scan, and refused by the parser')
+  t.equal(problemOf(`${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1)}`), 'TooDeep', 'the shortest valid body one level too deep is scanned')
+  t.same(parseJsonBody(`${' '.repeat(2 * MAX_JSON_DEPTH)}${deep(3)}`), JSON.parse(deep(3)), 'a long, shallow body passes the scan')
   t.equal(problemOf('{"secret":"hunter2'), 'InvalidJSON')
   try {
     parseJsonBody('{"secret": hunter2}')
