@@ -19,6 +19,12 @@ t.test('cached ISO time matches pino.stdTimeFunctions.isoTime and follows the cl
   t.equal(time(), `,"time":"2026-11-29T21:30:00.006Z"`, 'the next millisecond is formatted anew')
   clock -= 1000
   t.equal(time(), `,"time":"2026-11-29T21:29:59.006Z"`, 'a clock that steps back is followed too')
+  // Every millisecond of two seconds across a minute boundary, against a Date formatted each time.
+  let wrong = 0
+  for (clock = Date.UTC(2026, 11, 31, 23, 59, 59, 0); clock < Date.UTC(2027, 0, 1, 0, 0, 1, 0); clock++) {
+    if (time() !== `,"time":"${new Date(clock).toISOString()}"`) wrong++
+  }
+  t.equal(wrong, 0, 'the same text as formatting a Date, through a year boundary')
 })
 
 function capture(): { stream: Writable; lines: () => Record<string, unknown>[]; text: () => string } {
