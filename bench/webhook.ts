@@ -4,7 +4,8 @@
 // between the two is what envelope checking, cache lookups, the decision and
 // logging cost per request.
 //
-// - Server: this thread, both apps, certificates made with openssl.
+// - Server: this thread, both apps, certificates made with openssl, with the
+//   chart's Node flags (webhook.nodeOptions; the bench restarts itself with them).
 // - Load: a worker thread (its own event loop, so client work does not queue
 //   behind the servers), node:https with a keep-alive agent, concurrency 32.
 // - Reviews: ~5 KB Deployments, old and new, spread over synthetic owners;
@@ -21,7 +22,7 @@
 //   reports its RSS.
 // The last line is one JSON object.
 
-import { execFileSync, fork } from 'node:child_process'
+import { execFileSync, fork, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type ServerResponse } from 'node:http'
 import { Agent, request as httpsRequest } from 'node:https'
@@ -433,7 +434,7 @@ async function main(): Promise<void> {
   const worker = new Worker(new URL(import.meta.url), { workerData: { ca: certs.ca } satisfies WorkerInput })
   const ask = (job: Job): Promise<RoundResult> => new Promise((resolve) => worker.once('message', (r) => resolve(r as RoundResult)).postMessage(job))
 
-  console.log(`webhook bench: concurrency ${CONCURRENCY}, ${bodies.length} distinct reviews, Deployment ${sampleDeployment} B, review body ${Math.round(avgBody)} B average`)
+  console.log(`webhook bench: concurrency ${CONCURRENCY}, ${bodies.length} distinct reviews, Deployment ${sampleDeployment} B, review body ${Math.round(avgBody)} B average; Node flags ${process.execArgv.join(' ') || 'none'}`)
   console.log(`caches: ${caches.templates.size} Templates, ${caches.instances.size} TemplateInstances, ${caches.namespaces.size} Namespaces`)
   await ask({ port: ports.webhook, durationMs: WARMUP_MS, check: true, bodies, expected })
   await ask({ port: ports.baseline, durationMs: WARMUP_MS, check: false, bodies, expected })
@@ -527,6 +528,25 @@ async function main(): Promise<void> {
   )
 }
 
+/**
+ * The servers run with the Node flags the chart gives the webhook (they are
+ * process-wide V8 settings, so the baseline gets them too): the bench starts
+ * itself again with them once.
+ */
+function rerunWithChartFlags(): boolean {
+  if (process.env.BENCH_CHART_FLAGS === '1') return false
+  const flags = chartNodeOptions()
+  if (flags.length === 0) return false
+  const r = spawnSync(process.execPath, [...process.execArgv, ...flags, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    env: { ...process.env, BENCH_CHART_FLAGS: '1' },
+  })
+  process.exitCode = r.status ?? 1
+  return true
+}
+
 if (!isMainThread) workerMain()
-else if (process.argv.includes('--memory-only')) await memoryOnly()
-else await main()
+else if (!rerunWithChartFlags()) {
+  if (process.argv.includes('--memory-only')) await memoryOnly()
+  else await main()
+}
