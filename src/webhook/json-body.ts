@@ -34,10 +34,16 @@ function countOpenings(text: string, stopAbove: number): number {
   return n
 }
 
-/** True when brackets outside strings nest deeper than max. Malformed text is left to JSON.parse. */
+/**
+ * True when brackets outside strings nest deeper than max. Exact for valid
+ * JSON; malformed text is left to JSON.parse and may be answered false.
+ */
 export function nestsDeeperThan(text: string, max: number): boolean {
-  // Fast paths for ordinary bodies: too short, or too few brackets, to nest that deep.
-  if (text.length <= max || countOpenings(text, max) <= max) return false
+  // Fast paths for ordinary bodies. Valid JSON nesting deeper than max has an
+  // opening and a closing bracket per level, so a body shorter than that
+  // (most reviews) nests less, or is malformed and refused by the parser.
+  // Otherwise: too few opening brackets to nest that deep.
+  if (text.length <= 2 * max + 1 || countOpenings(text, max) <= max) return false
   let depth = 0
   const n = text.length
   for (let i = 0; i < n; i++) {
@@ -65,12 +71,7 @@ export function nestsDeeperThan(text: string, max: number): boolean {
 /** Parses a request body; throws BodyError (HTTP 400) saying what is wrong. */
 export function parseJsonBody(text: string, maxDepth: number = MAX_JSON_DEPTH): unknown {
   if (!/\S/.test(text)) throw new BodyError('EmptyBody', 'the request body is empty; expected an AdmissionReview')
-  // Valid JSON nesting deeper than maxDepth has an opening and a closing
-  // bracket per level, so a shorter body needs no scan (most reviews are
-  // shorter): it nests less, or it is malformed and the parser says so.
-  if (text.length > 2 * maxDepth + 1 && nestsDeeperThan(text, maxDepth)) {
-    throw new BodyError('TooDeep', `the request body nests deeper than ${maxDepth} levels`)
-  }
+  if (nestsDeeperThan(text, maxDepth)) throw new BodyError('TooDeep', `the request body nests deeper than ${maxDepth} levels`)
   try {
     return JSON.parse(text)
   } catch (err) {

@@ -114,6 +114,8 @@ t.test('nesting depth is measured outside strings', async (t) => {
   t.equal(nestsDeeperThan(`{"a":[[{"b":[1]}]],"c":{"d":{"e":[]}}}`, 5), false)
   t.equal(nestsDeeperThan(`{"a":[[{"b":[1]}]]}`, 3), true)
   t.equal(nestsDeeperThan('"unterminated [[[[[[', 2), false, 'malformed text is left to the parser')
+  t.equal(nestsDeeperThan('['.repeat(11), 5), false, 'too short to close six levels: not scanned, left to the parser')
+  t.equal(nestsDeeperThan('['.repeat(12), 5), true, 'long enough: scanned')
   t.equal(nestsDeeperThan(deep(MAX_JSON_DEPTH), MAX_JSON_DEPTH), false, 'the limit itself is accepted')
   t.same(parseJsonBody('{"a":[1,{"b":null}]}'), { a: [1, { b: null }] })
   const problemOf = (text: string): string | undefined => {
