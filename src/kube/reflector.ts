@@ -58,8 +58,6 @@ export interface ReflectorEvents<T> {
   synced: () => void
 }
 
-export { objectKey }
-
 interface ListResponse {
   metadata?: { resourceVersion?: string; continue?: string }
   items?: KubeObjectLike[]

@@ -56,10 +56,6 @@ export class ObjectStore<T extends StoredObject> {
     return this.byKey.get(key)
   }
 
-  has(key: string): boolean {
-    return this.byKey.has(key)
-  }
-
   keys(): IterableIterator<string> {
     return this.byKey.keys()
   }
