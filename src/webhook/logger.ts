@@ -26,12 +26,15 @@ export const REDACTED_PATHS: readonly string[] = Object.freeze([
 ])
 
 /**
- * Standard output (or `dest`), buffered: lines are written once 4 KiB have gathered or a
- * second has passed, so a burst of denials costs a few write calls instead of
- * one per line (a per-line write was a measurable part of a request). The
- * buffer is flushed synchronously when the process exits; a SIGKILL or an
- * out-of-memory kill can lose at most the last second of lines. If stdout
- * stops draining, lines beyond 16 MiB are dropped rather than growing the heap.
+ * Standard output (or `dest`), buffered: lines are written once 4 KiB have
+ * gathered or a second has passed, so a burst of denials costs a few write
+ * calls instead of one per line (a per-line write was a measurable part of a
+ * request). The buffer is flushed synchronously when the process exits; a
+ * SIGKILL or an out-of-memory kill can lose at most the last second of lines.
+ * A file path opens asynchronously, so lines logged before it is open are lost
+ * if the process exits at once; stdout (a descriptor) has no such window. If
+ * stdout stops draining, lines beyond 16 MiB are dropped rather than growing
+ * the heap.
  */
 export function bufferedLogDestination(dest: number | string = 1): DestinationStream {
   return pino.destination({ dest, sync: false, minLength: 4096, periodicFlush: 1000, maxLength: 16 * 1024 * 1024 })
