@@ -4,7 +4,7 @@
 // between the two is what envelope checking, cache lookups, the decision and
 // logging cost per request.
 //
-// - Server: this thread, both apps, certificates made with openssl, with the
+// - Server: this thread, both apps, certificates from src/certs/mint.ts, with the
 //   chart's Node flags (webhook.nodeOptions; the bench restarts itself with them).
 // - Load: a worker thread (its own event loop, so client work does not queue
 //   behind the servers), node:https with a keep-alive agent, concurrency 32.
@@ -23,15 +23,15 @@
 // The last line is one JSON object.
 
 import { execFileSync, fork, spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { createServer, type ServerResponse } from 'node:http'
 import { Agent, request as httpsRequest } from 'node:https'
-import { availableParallelism, loadavg, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { availableParallelism, loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
 import Fastify from 'fastify'
 import { load } from 'js-yaml'
+import { mintCA, mintServingCert } from '../src/certs/mint.ts'
 import { buildWebhookApp } from '../src/webhook/app.ts'
 import { createWebhookMetrics } from '../src/webhook/metrics.ts'
 import { bufferedLogDestination, createWebhookLogger } from '../src/webhook/logger.ts'
@@ -80,18 +80,9 @@ interface WorkerInput {
 }
 
 function makeCerts(): Certs {
-  const dir = mkdtempSync(join(tmpdir(), 'ts-bench-wh-'))
-  const run = (args: string[]): void => {
-    execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] })
-  }
-  run(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'ca.key'])
-  run(['req', '-x509', '-new', '-key', 'ca.key', '-subj', '/CN=bench-ca', '-days', '1', '-out', 'ca.crt'])
-  run(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'tls.key'])
-  run(['req', '-new', '-key', 'tls.key', '-subj', '/CN=webhook', '-out', 'tls.csr'])
-  writeFileSync(join(dir, 'ext'), 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n')
-  run(['x509', '-req', '-in', 'tls.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1', '-extfile', 'ext', '-out', 'tls.crt'])
-  const read = (f: string): string => readFileSync(join(dir, f), 'utf8')
-  return { ca: read('ca.crt'), cert: read('tls.crt'), key: read('tls.key') }
+  const ca = mintCA({ validityDays: 1 })
+  const serving = mintServingCert({ ca, dnsNames: [], ipAddresses: ['127.0.0.1'], validityDays: 1 })
+  return { ca: ca.certPem, cert: serving.certPem, key: serving.keyPem }
 }
 
 // ---- load client (worker thread) --------------------------------------------

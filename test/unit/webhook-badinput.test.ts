@@ -4,14 +4,11 @@
 // valid reviews throughout.
 
 import t from 'tap'
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { Agent, request as httpsRequest } from 'node:https'
 import { connect as netConnect } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { connect as tlsConnect } from 'node:tls'
 import pino from 'pino'
+import { mintCA, mintServingCert } from '../../src/certs/mint.ts'
 import { buildWebhookApp, DEFAULT_BODY_LIMIT } from '../../src/webhook/app.ts'
 import { createWebhookMetrics } from '../../src/webhook/metrics.ts'
 import { admissionReview, renderedDeployment, syntheticCaches } from '../../src/webhook/synthetic.ts'
@@ -21,18 +18,9 @@ type TT = Parameters<Parameters<typeof t.test>[0]>[0]
 // ---- a CA and a serving certificate for 127.0.0.1 ------------------------------
 
 function makeCerts(): { ca: string; cert: string; key: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'ts-wh-bad-'))
-  const run = (args: string[]): void => {
-    execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] })
-  }
-  run(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'ca.key'])
-  run(['req', '-x509', '-new', '-key', 'ca.key', '-subj', '/CN=test-ca', '-days', '2', '-out', 'ca.crt'])
-  run(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'tls.key'])
-  run(['req', '-new', '-key', 'tls.key', '-subj', '/CN=webhook', '-out', 'tls.csr'])
-  writeFileSync(join(dir, 'ext'), 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n')
-  run(['x509', '-req', '-in', 'tls.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '2', '-extfile', 'ext', '-out', 'tls.crt'])
-  const read = (f: string): string => readFileSync(join(dir, f), 'utf8')
-  return { ca: read('ca.crt'), cert: read('tls.crt'), key: read('tls.key') }
+  const ca = mintCA({ validityDays: 2 })
+  const serving = mintServingCert({ ca, dnsNames: [], ipAddresses: ['127.0.0.1'], validityDays: 2 })
+  return { ca: ca.certPem, cert: serving.certPem, key: serving.keyPem }
 }
 
 const certs = makeCerts()
