@@ -4,9 +4,10 @@
 // request; building the "namespace/name" string and hashing it anew each time
 // cost about three times as much as two lookups of strings it already has.
 
-export interface StoredObject {
-  readonly metadata?: { readonly namespace?: string; readonly name?: string } | undefined
-}
+import type { KubeObject } from '../api/meta.ts'
+
+/** What the store reads of an object: its metadata's namespace and name. */
+type StoredObject = Pick<KubeObject, 'metadata'>
 
 export function objectKey(obj: StoredObject): string {
   const m = obj.metadata ?? {}

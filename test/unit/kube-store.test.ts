@@ -1,10 +1,11 @@
 // The cache store: both indexes agree after any sequence of puts and deletes.
 
 import t from 'tap'
-import { objectKey, ObjectStore, type StoredObject } from '../../src/kube/store.ts'
+import type { KubeObject } from '../../src/api/meta.ts'
+import { objectKey, ObjectStore } from '../../src/kube/store.ts'
 
-interface Obj extends StoredObject {
-  readonly metadata: { readonly namespace?: string; readonly name: string }
+interface Obj extends KubeObject {
+  readonly metadata: { namespace?: string; name: string }
   readonly v: number
 }
 
