@@ -13,8 +13,7 @@ import isEqual from 'lodash/isEqual.js'
 import { compileIgnoreFields } from '../src/fieldpath/compile.ts'
 import { compare } from '../src/drift/compare.ts'
 
-const env = (n: number) =>
-  Array.from({ length: n }, (_, i) => ({ name: `SETTING_${i}`, value: `value-${i}-${'x'.repeat(i % 7)}` }))
+const env = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `SETTING_${i}`, value: `value-${i}-${'x'.repeat(i % 7)}` }))
 
 function deployment(): Record<string, unknown> {
   return {
@@ -67,7 +66,16 @@ function deployment(): Record<string, unknown> {
           time: '2025-01-14T09:22:41Z',
           fieldsType: 'FieldsV1',
           subresource: 'status',
-          fieldsV1: { 'f:status': { 'f:availableReplicas': {}, 'f:conditions': {}, 'f:observedGeneration': {}, 'f:readyReplicas': {}, 'f:replicas': {}, 'f:updatedReplicas': {} } },
+          fieldsV1: {
+            'f:status': {
+              'f:availableReplicas': {},
+              'f:conditions': {},
+              'f:observedGeneration': {},
+              'f:readyReplicas': {},
+              'f:replicas': {},
+              'f:updatedReplicas': {},
+            },
+          },
         },
       ],
     },
@@ -94,12 +102,27 @@ function deployment(): Record<string, unknown> {
               ports: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }],
               env: env(14),
               resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } },
-              readinessProbe: { httpGet: { path: '/ready', port: 'http', scheme: 'HTTP' }, periodSeconds: 10, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3 },
-              livenessProbe: { httpGet: { path: '/live', port: 'http', scheme: 'HTTP' }, periodSeconds: 20, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3 },
+              readinessProbe: {
+                httpGet: { path: '/ready', port: 'http', scheme: 'HTTP' },
+                periodSeconds: 10,
+                timeoutSeconds: 1,
+                successThreshold: 1,
+                failureThreshold: 3,
+              },
+              livenessProbe: {
+                httpGet: { path: '/live', port: 'http', scheme: 'HTTP' },
+                periodSeconds: 20,
+                timeoutSeconds: 1,
+                successThreshold: 1,
+                failureThreshold: 3,
+              },
               securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
               terminationMessagePath: '/dev/termination-log',
               terminationMessagePolicy: 'File',
-              volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }, { name: 'config', mountPath: '/etc/checkout', readOnly: true }],
+              volumeMounts: [
+                { name: 'tmp', mountPath: '/tmp' },
+                { name: 'config', mountPath: '/etc/checkout', readOnly: true },
+              ],
             },
             {
               name: 'proxy',
@@ -129,8 +152,22 @@ function deployment(): Record<string, unknown> {
       readyReplicas: 3,
       availableReplicas: 3,
       conditions: [
-        { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.', lastUpdateTime: '2025-01-14T09:22:41Z', lastTransitionTime: '2025-01-14T09:22:41Z' },
-        { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: 'ReplicaSet "checkout-6d8f9c7b5" has successfully progressed.', lastUpdateTime: '2025-01-14T09:22:41Z', lastTransitionTime: '2025-01-14T09:21:07Z' },
+        {
+          type: 'Available',
+          status: 'True',
+          reason: 'MinimumReplicasAvailable',
+          message: 'Deployment has minimum availability.',
+          lastUpdateTime: '2025-01-14T09:22:41Z',
+          lastTransitionTime: '2025-01-14T09:22:41Z',
+        },
+        {
+          type: 'Progressing',
+          status: 'True',
+          reason: 'NewReplicaSetAvailable',
+          message: 'ReplicaSet "checkout-6d8f9c7b5" has successfully progressed.',
+          lastUpdateTime: '2025-01-14T09:22:41Z',
+          lastTransitionTime: '2025-01-14T09:21:07Z',
+        },
       ],
     },
   }

@@ -25,7 +25,10 @@ const t = parse('bench', text, { ...builtinFuncs, ...sprigFuncs })
 
 // Same output as Go, byte for byte, before timing anything.
 const ours = execute(t, data)
-const check = spawnSync(oracle, [], { input: JSON.stringify([{ name: 'bench', template: text, data: JSON.parse(readFileSync(dataPath, 'utf8')) }]), encoding: 'utf8' })
+const check = spawnSync(oracle, [], {
+  input: JSON.stringify([{ name: 'bench', template: text, data: JSON.parse(readFileSync(dataPath, 'utf8')) }]),
+  encoding: 'utf8',
+})
 const goOut = (JSON.parse(check.stdout) as { output?: string; error?: string }[])[0]
 if (goOut?.output !== ours) {
   console.error('outputs differ from Go; not benchmarking', goOut?.error ?? '')
@@ -49,4 +52,13 @@ const o = median(oursNs)
 const g = median(goNs)
 console.log(`template: ${text.split('\n').length} lines, output ${Buffer.byteLength(ours)} bytes, identical to Go`)
 console.log(`ours: ${(o / 1000).toFixed(1)} us/render  go: ${(g / 1000).toFixed(1)} us/render  (median of ${rounds} rounds of ${N})`)
-console.log(JSON.stringify({ bench: 'gotemplate', renders: N, ours_us: Number((o / 1000).toFixed(1)), go_us: Number((g / 1000).toFixed(1)), ratio: Number((o / g).toFixed(2)), lines: text.split('\n').length }))
+console.log(
+  JSON.stringify({
+    bench: 'gotemplate',
+    renders: N,
+    ours_us: Number((o / 1000).toFixed(1)),
+    go_us: Number((g / 1000).toFixed(1)),
+    ratio: Number((o / g).toFixed(2)),
+    lines: text.split('\n').length,
+  }),
+)

@@ -90,7 +90,14 @@ function makeCerts(): Certs {
 function post(agent: Agent, port: number, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = httpsRequest(
-      { host: '127.0.0.1', port, method: 'POST', path: '/validate', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/validate',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (res) => {
         let text = ''
         res.setEncoding('utf8')
@@ -155,7 +162,8 @@ async function runOpenLoop(agent: Agent, job: Job & { ratePerSec: number }): Pro
         (res) => {
           latencies.push(performance.now() - due)
           if (res.status !== 200) errors++
-          else if (job.check && (JSON.parse(res.text) as { response?: { allowed?: boolean } }).response?.allowed !== job.expected[i]) mismatches++
+          else if (job.check && (JSON.parse(res.text) as { response?: { allowed?: boolean } }).response?.allowed !== job.expected[i])
+            mismatches++
         },
         () => {
           errors++
@@ -198,9 +206,18 @@ function fakeApiServer(): Promise<{ url: string; owners: Owner[]; close: () => v
   })
   // Every Template ignores spec.replicas, so the load's expected verdicts do not depend on the owner.
   const collections: Record<string, (i: number) => unknown> = {
-    '/apis/templates.v2.stakater.com/v2alpha1/templates': (i) => (i < TEMPLATES ? fullTemplate('platform', `tpl-${i}`, 'strict', ['spec.replicas', 'metadata.annotations']) : undefined),
+    '/apis/templates.v2.stakater.com/v2alpha1/templates': (i) =>
+      i < TEMPLATES ? fullTemplate('platform', `tpl-${i}`, 'strict', ['spec.replicas', 'metadata.annotations']) : undefined,
     '/apis/templates.v2.stakater.com/v2alpha1/templateinstances': (i) => instances[i],
-    '/api/v1/namespaces': (i) => (i < INSTANCES / 10 ? { apiVersion: 'v1', kind: 'Namespace', metadata: { name: `team-${i}`, uid: `ns-${i}`, resourceVersion: '1' }, status: { phase: 'Active' } } : undefined),
+    '/api/v1/namespaces': (i) =>
+      i < INSTANCES / 10
+        ? {
+            apiVersion: 'v1',
+            kind: 'Namespace',
+            metadata: { name: `team-${i}`, uid: `ns-${i}`, resourceVersion: '1' },
+            status: { phase: 'Active' },
+          }
+        : undefined,
   }
   const watches = new Set<ServerResponse>()
   const server = createServer((req, res) => {
@@ -223,7 +240,9 @@ function fakeApiServer(): Promise<{ url: string; owners: Owner[]; close: () => v
     }
     const next = make && make(from + items.length) !== undefined ? String(from + items.length) : undefined
     res.writeHead(200, { 'content-type': 'application/json' })
-    res.end(JSON.stringify({ apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '1000', ...(next ? { continue: next } : {}) }, items }))
+    res.end(
+      JSON.stringify({ apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '1000', ...(next ? { continue: next } : {}) }, items }),
+    )
   })
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
@@ -256,18 +275,32 @@ interface MemoryReport {
 
 /** The Node flags the chart gives the webhook by default (values.yaml webhook.nodeOptions). */
 function chartNodeOptions(): string[] {
-  const values = load(readFileSync(new URL('../charts/template-sync/values.yaml', import.meta.url), 'utf8')) as { webhook?: { nodeOptions?: string } }
+  const values = load(readFileSync(new URL('../charts/template-sync/values.yaml', import.meta.url), 'utf8')) as {
+    webhook?: { nodeOptions?: string }
+  }
   return (values.webhook?.nodeOptions ?? '').split(' ').filter((f) => f !== '')
 }
 
 /** Compiles src/ to dist/, the form the image runs. */
 function buildDist(): void {
   const started = performance.now()
-  execFileSync(process.execPath, [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', fileURLToPath(new URL('../tsconfig.build.json', import.meta.url))], { stdio: 'inherit' })
+  execFileSync(
+    process.execPath,
+    [
+      fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)),
+      '-p',
+      fileURLToPath(new URL('../tsconfig.build.json', import.meta.url)),
+    ],
+    { stdio: 'inherit' },
+  )
   console.log(`built dist/ in ${Math.round(performance.now() - started)} ms`)
 }
 
-async function measureMemory(certs: Certs, ask: (job: Job) => Promise<RoundResult>, nodeFlags: readonly string[] = chartNodeOptions()): Promise<MemoryReport> {
+async function measureMemory(
+  certs: Certs,
+  ask: (job: Job) => Promise<RoundResult>,
+  nodeFlags: readonly string[] = chartNodeOptions(),
+): Promise<MemoryReport> {
   buildDist()
   const api = await fakeApiServer()
   const operator = 'system:serviceaccount:template-sync:reconciler'
@@ -282,11 +315,15 @@ async function measureMemory(certs: Certs, ask: (job: Job) => Promise<RoundResul
     child.once('message', (m) => resolve(m as Ready))
     child.once('exit', (code) => reject(new Error(`the memory child exited with code ${code} before it was ready`)))
   })
-  console.log(`memory${nodeFlags.length ? ` (${nodeFlags.join(' ')})` : ''}: dist/ webhook synced ${JSON.stringify(first.sizes)} from the bench API server; serving load for ${ROUND_MS} ms`)
+  console.log(
+    `memory${nodeFlags.length ? ` (${nodeFlags.join(' ')})` : ''}: dist/ webhook synced ${JSON.stringify(first.sizes)} from the bench API server; serving load for ${ROUND_MS} ms`,
+  )
   const load = workload(api.owners, 256, () => true)
   const res = await ask({ port: first.port, durationMs: ROUND_MS, check: true, ...load })
   if (res.errors > 0 || res.mismatches > 0) console.log(`WARNING: memory run had ${res.errors} errors and ${res.mismatches} wrong verdicts`)
-  const report = new Promise<{ rss: number; maxRss: number; heap: number }>((resolve) => child.once('message', (m) => resolve(m as { rss: number; maxRss: number; heap: number })))
+  const report = new Promise<{ rss: number; maxRss: number; heap: number }>((resolve) =>
+    child.once('message', (m) => resolve(m as { rss: number; maxRss: number; heap: number })),
+  )
   child.send('report')
   const last = await report
   await new Promise((resolve) => child.once('exit', resolve))
@@ -314,7 +351,10 @@ function workload(owners: readonly Owner[], count: number, ignoresReplicas: (o: 
     const owner = owners[i % owners.length]
     if (!owner) break
     const stored = renderedDeployment(owner)
-    const changed = structuredClone(stored) as KubeObject & { spec: { replicas: number; template: { spec: { containers: { image: string }[] } } }; metadata: { annotations: Record<string, string> } }
+    const changed = structuredClone(stored) as KubeObject & {
+      spec: { replicas: number; template: { spec: { containers: { image: string }[] } } }
+      metadata: { annotations: Record<string, string> }
+    }
     let allowed: boolean
     switch (i % 4) {
       case 0: // an annotation (ignored everywhere) and a status change: allowed
@@ -382,13 +422,33 @@ function summarize(rounds: RoundResult[]): Summary {
 async function memoryOnly(): Promise<void> {
   const certs = makeCerts()
   const worker = new Worker(new URL(import.meta.url), { workerData: { ca: certs.ca } satisfies WorkerInput })
-  const ask = (job: Job): Promise<RoundResult> => new Promise((resolve) => worker.once('message', (r) => resolve(r as RoundResult)).postMessage(job))
+  const ask = (job: Job): Promise<RoundResult> =>
+    new Promise((resolve) => worker.once('message', (r) => resolve(r as RoundResult)).postMessage(job))
   // `--memory-only --node-flags=--max-semi-space-size=4` tries other flags than the chart's.
   const given = process.argv.find((a) => a.startsWith('--node-flags='))
-  const mem = await measureMemory(certs, ask, given === undefined ? undefined : given.slice('--node-flags='.length).split(' ').filter((f) => f !== ''))
+  const mem = await measureMemory(
+    certs,
+    ask,
+    given === undefined
+      ? undefined
+      : given
+          .slice('--node-flags='.length)
+          .split(' ')
+          .filter((f) => f !== ''),
+  )
   worker.postMessage('stop')
   const mib = (n: number): number => Math.round((n / 1024 / 1024) * 10) / 10
-  console.log(JSON.stringify({ bench: 'webhook-memory', imports_mib: mib(mem.imports), cached_mib: mib(mem.cached), cache_heap_mib: mib(mem.cacheHeap), rss_mib: mib(mem.rss), peak_rss_mib: mib(mem.maxRss), heap_mib: mib(mem.heap) }))
+  console.log(
+    JSON.stringify({
+      bench: 'webhook-memory',
+      imports_mib: mib(mem.imports),
+      cached_mib: mib(mem.cached),
+      cache_heap_mib: mib(mem.cacheHeap),
+      rss_mib: mib(mem.rss),
+      peak_rss_mib: mib(mem.maxRss),
+      heap_mib: mib(mem.heap),
+    }),
+  )
 }
 
 async function main(): Promise<void> {
@@ -423,10 +483,15 @@ async function main(): Promise<void> {
   const ports = { webhook: portOf(webhook.server.address()), baseline: portOf(baseline.server.address()) }
 
   const worker = new Worker(new URL(import.meta.url), { workerData: { ca: certs.ca } satisfies WorkerInput })
-  const ask = (job: Job): Promise<RoundResult> => new Promise((resolve) => worker.once('message', (r) => resolve(r as RoundResult)).postMessage(job))
+  const ask = (job: Job): Promise<RoundResult> =>
+    new Promise((resolve) => worker.once('message', (r) => resolve(r as RoundResult)).postMessage(job))
 
-  console.log(`webhook bench: concurrency ${CONCURRENCY}, ${bodies.length} distinct reviews, Deployment ${sampleDeployment} B, review body ${Math.round(avgBody)} B average; Node flags ${process.execArgv.join(' ') || 'none'}`)
-  console.log(`caches: ${caches.templates.size} Templates, ${caches.instances.size} TemplateInstances, ${caches.namespaces.size} Namespaces`)
+  console.log(
+    `webhook bench: concurrency ${CONCURRENCY}, ${bodies.length} distinct reviews, Deployment ${sampleDeployment} B, review body ${Math.round(avgBody)} B average; Node flags ${process.execArgv.join(' ') || 'none'}`,
+  )
+  console.log(
+    `caches: ${caches.templates.size} Templates, ${caches.instances.size} TemplateInstances, ${caches.namespaces.size} Namespaces`,
+  )
   await ask({ port: ports.webhook, durationMs: WARMUP_MS, check: true, bodies, expected })
   await ask({ port: ports.baseline, durationMs: WARMUP_MS, check: false, bodies, expected })
 
@@ -450,7 +515,9 @@ async function main(): Promise<void> {
   const w = summarize(rounds.webhook)
   const b = summarize(rounds.baseline)
   // Each webhook round next to the baseline round run right before or after it: robust to load that comes and goes.
-  const pairRatios = rounds.webhook.map((r, i) => summarize([r]).rps / summarize([rounds.baseline[i] as RoundResult]).rps).sort((x, y) => x - y)
+  const pairRatios = rounds.webhook
+    .map((r, i) => summarize([r]).rps / summarize([rounds.baseline[i] as RoundResult]).rps)
+    .sort((x, y) => x - y)
   const medianRatio = pairRatios[Math.floor(pairRatios.length / 2)] ?? NaN
 
   // Latency below saturation: fixed arrival rates, webhook and baseline alternating.
@@ -459,7 +526,9 @@ async function main(): Promise<void> {
     const byTarget: { webhook: RoundResult[]; baseline: RoundResult[] } = { webhook: [], baseline: [] }
     for (let r = 0; r < OPEN_LOOP_ROUNDS; r++) {
       for (const target of r % 2 === 0 ? (['webhook', 'baseline'] as const) : (['baseline', 'webhook'] as const)) {
-        byTarget[target].push(await ask({ port: ports[target], durationMs: ROUND_MS, ratePerSec: rate, check: target === 'webhook', bodies, expected }))
+        byTarget[target].push(
+          await ask({ port: ports[target], durationMs: ROUND_MS, ratePerSec: rate, check: target === 'webhook', bodies, expected }),
+        )
       }
     }
     const entry = { rate, webhook: summarize(byTarget.webhook), baseline: summarize(byTarget.baseline) }
@@ -479,14 +548,29 @@ async function main(): Promise<void> {
   const ratio = w.rps / b.rps
   console.log('')
   const cpuRatio = b.cpuUsPerRequest / w.cpuUsPerRequest
-  console.log(`webhook   ${Math.round(w.rps)} req/s  p50 ${w.p50.toFixed(2)} ms  p99 ${w.p99.toFixed(2)} ms  server CPU ${Math.round(w.cpuUsPerRequest)} us/req  errors ${w.errors}  wrong verdicts ${w.mismatches}`)
-  console.log(`baseline  ${Math.round(b.rps)} req/s  p50 ${b.p50.toFixed(2)} ms  p99 ${b.p99.toFixed(2)} ms  server CPU ${Math.round(b.cpuUsPerRequest)} us/req  errors ${b.errors}`)
-  console.log(`capacity ratio from server CPU per request (baseline / webhook): ${cpuRatio.toFixed(3)}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${availableParallelism()} cores`)
-  console.log(`ratio ${ratio.toFixed(3)} over all rounds, ${medianRatio.toFixed(3)} median of adjacent pairs (goal >= 0.8)   p99 ${w.p99.toFixed(2)} ms at concurrency ${CONCURRENCY}, closed loop (goal <= 5; the baseline alone: ${b.p99.toFixed(2)} ms)`)
-  console.log(`webhook process with ${INSTANCES} TemplateInstances and ${TEMPLATES} Templates cached: RSS ${mib(mem.rss)} MiB (peak ${mib(mem.maxRss)} MiB; goal <= 150)`)
-  console.log(`  modules loaded, no cache: ${mib(mem.imports)} MiB; caches filled: ${mib(mem.cached)} MiB; V8 heap taken by caches and app: ${mib(mem.cacheHeap)} MiB`)
+  console.log(
+    `webhook   ${Math.round(w.rps)} req/s  p50 ${w.p50.toFixed(2)} ms  p99 ${w.p99.toFixed(2)} ms  server CPU ${Math.round(w.cpuUsPerRequest)} us/req  errors ${w.errors}  wrong verdicts ${w.mismatches}`,
+  )
+  console.log(
+    `baseline  ${Math.round(b.rps)} req/s  p50 ${b.p50.toFixed(2)} ms  p99 ${b.p99.toFixed(2)} ms  server CPU ${Math.round(b.cpuUsPerRequest)} us/req  errors ${b.errors}`,
+  )
+  console.log(
+    `capacity ratio from server CPU per request (baseline / webhook): ${cpuRatio.toFixed(3)}; load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} on ${availableParallelism()} cores`,
+  )
+  console.log(
+    `ratio ${ratio.toFixed(3)} over all rounds, ${medianRatio.toFixed(3)} median of adjacent pairs (goal >= 0.8)   p99 ${w.p99.toFixed(2)} ms at concurrency ${CONCURRENCY}, closed loop (goal <= 5; the baseline alone: ${b.p99.toFixed(2)} ms)`,
+  )
+  console.log(
+    `webhook process with ${INSTANCES} TemplateInstances and ${TEMPLATES} Templates cached: RSS ${mib(mem.rss)} MiB (peak ${mib(mem.maxRss)} MiB; goal <= 150)`,
+  )
+  console.log(
+    `  modules loaded, no cache: ${mib(mem.imports)} MiB; caches filled: ${mib(mem.cached)} MiB; V8 heap taken by caches and app: ${mib(mem.cacheHeap)} MiB`,
+  )
   const openErrors = openLoop.reduce((n, o) => n + o.webhook.errors + o.webhook.mismatches + o.baseline.errors, 0)
-  if (w.errors > 0 || w.mismatches > 0 || openErrors > 0) console.log('WARNING: the webhook answered with errors or unexpected verdicts; the figures above are not valid')
+  if (w.errors > 0 || w.mismatches > 0 || openErrors > 0)
+    console.log('WARNING: the webhook answered with errors or unexpected verdicts; the figures above are not valid')
   console.log(
     JSON.stringify({
       bench: 'webhook',

@@ -21,7 +21,7 @@ function walk(dir: string, out: string[]): void {
     return
   }
   for (const e of entries) {
-    if (e === 'node_modules' || e === 'bin' && dir.endsWith('cluster') || e.startsWith('.')) continue
+    if (e === 'node_modules' || (e === 'bin' && dir.endsWith('cluster')) || e.startsWith('.')) continue
     const p = join(dir, e)
     // lstat: never follow symlinks (tests create symlinked certificate dirs).
     const st = lstatSync(p)
@@ -48,9 +48,11 @@ for (const file of files) {
     if (imp && !/\.(ts|js|json)$/.test(imp[1] ?? '')) problems.push(`${at}: relative import without file extension: ${imp[1]}`)
     if (rel.startsWith('src/')) {
       const code = line.replace(/\/\/.*$/, '').replace(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`(?:[^`\\]|\\.)*`/g, "''")
-      if (/\beval\s*\(|\bnew\s+Function\s*\(|from\s+'node:vm'/.test(code)) problems.push(`${at}: dynamic code evaluation is not allowed in src`)
+      if (/\beval\s*\(|\bnew\s+Function\s*\(|from\s+'node:vm'/.test(code))
+        problems.push(`${at}: dynamic code evaluation is not allowed in src`)
       if (/(:\s*any\b|<any>|\bas\s+any\b|any\[\])/.test(code)) problems.push(`${at}: the any type is not allowed in src`)
-      if (/\bconsole\.(log|error|warn|info|debug)\s*\(/.test(code) && !CONSOLE_ALLOWED.test(rel)) problems.push(`${at}: use the logger, not console`)
+      if (/\bconsole\.(log|error|warn|info|debug)\s*\(/.test(code) && !CONSOLE_ALLOWED.test(rel))
+        problems.push(`${at}: use the logger, not console`)
     }
   })
 }

@@ -25,7 +25,11 @@ export async function sleep(ms: number): Promise<void> {
 export async function installCrds(client: KubeClient): Promise<void> {
   for (const crd of crdManifests()) {
     const name = (crd as { metadata: { name: string } }).metadata.name
-    await client.request('PATCH', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`, { body: crd, contentType: CONTENT_APPLY, query: { fieldManager: 'bench', force: true } })
+    await client.request('PATCH', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`, {
+      body: crd,
+      contentType: CONTENT_APPLY,
+      query: { fieldManager: 'bench', force: true },
+    })
   }
   for (;;) {
     // Right after creation the new resource answers 429 while its storage initializes.
@@ -40,7 +44,24 @@ export async function startOperator(log: (m: string) => void): Promise<BenchOper
   await installCrds(client)
   const port = await freePort()
   const bin = fileURLToPath(new URL('../../bin/template-sync.js', import.meta.url))
-  const reconciler = spawn(process.execPath, [bin, 'reconciler', '--kubeconfig', cp.kubeconfigPath, '--health-port', String(port), '--leader-election-namespace', 'default', '--log-level', 'warn', '--workers', '8'], { stdio: ['ignore', 'inherit', 'inherit'] })
+  const reconciler = spawn(
+    process.execPath,
+    [
+      bin,
+      'reconciler',
+      '--kubeconfig',
+      cp.kubeconfigPath,
+      '--health-port',
+      String(port),
+      '--leader-election-namespace',
+      'default',
+      '--log-level',
+      'warn',
+      '--workers',
+      '8',
+    ],
+    { stdio: ['ignore', 'inherit', 'inherit'] },
+  )
   const metricsUrl = `http://127.0.0.1:${port}/metrics`
   for (;;) {
     try {
@@ -78,7 +99,8 @@ export async function metrics(url: string): Promise<Map<string, number>> {
 
 export function writesOf(m: Map<string, number>): number {
   let n = 0
-  for (const [verb, c] of m) if (verb !== 'GET' && verb !== 'WATCH' && !verb.endsWith('-DRYRUN') && !verb.startsWith('LEASE-') && !verb.startsWith('EVENT-')) n += c
+  for (const [verb, c] of m)
+    if (verb !== 'GET' && verb !== 'WATCH' && !verb.endsWith('-DRYRUN') && !verb.startsWith('LEASE-') && !verb.startsWith('EVENT-')) n += c
   return n
 }
 

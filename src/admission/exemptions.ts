@@ -37,18 +37,14 @@ export const byUnguardedOperation: Exemption = ({ req }) =>
 export const byStatusSubresource: Exemption = ({ req }) => (req.subResource === 'status' ? 'StatusSubresource' : undefined)
 
 /** Deleting a namespace must be able to empty it. */
-export const byNamespaceController: Exemption = ({ req }) =>
-  username(req) === NAMESPACE_CONTROLLER ? 'NamespaceController' : undefined
+export const byNamespaceController: Exemption = ({ req }) => (username(req) === NAMESPACE_CONTROLLER ? 'NamespaceController' : undefined)
 
 /** Cascading deletes and finalizer removal by the GC must go through, or objects hang in Terminating. */
-export const byGarbageCollector: Exemption = ({ req }) =>
-  username(req) === GARBAGE_COLLECTOR ? 'GarbageCollector' : undefined
+export const byGarbageCollector: Exemption = ({ req }) => (username(req) === GARBAGE_COLLECTOR ? 'GarbageCollector' : undefined)
 
 /** Whatever the caller, a terminating namespace is on its way out; denying would wedge it. */
 export const byTerminatingNamespace: Exemption = ({ req, lookups }) =>
-  req.namespace !== undefined && req.namespace !== '' && lookups.isNamespaceTerminating(req.namespace)
-    ? 'NamespaceTerminating'
-    : undefined
+  req.namespace !== undefined && req.namespace !== '' && lookups.isNamespaceTerminating(req.namespace) ? 'NamespaceTerminating' : undefined
 
 /**
  * Once an object is being deleted, updates can only be finalizer removals or

@@ -86,32 +86,26 @@ export const Reason = {
 export type Reason = (typeof Reason)[keyof typeof Reason]
 
 /** Which reasons each condition type may carry (Ready=False copies the first failing reason). */
-export const REASONS_BY_CONDITION: Readonly<Record<TemplateConditionType | InstanceConditionType, readonly Reason[]>> =
-  Object.freeze({
-    Valid: [Reason.ValidationSucceeded, Reason.ValidationFailed, Reason.SpecInvalid, Reason.HelmNotSupported],
-    SourceAccessible: [Reason.RepositoryReachable, Reason.RepositoryUnreachable],
-    DryRunRendered: [Reason.RenderSucceeded, Reason.RenderFailed, Reason.DryRunSkipped],
-    Deleting: [Reason.DeletionBlocked],
-    TemplateResolved: [Reason.Success, Reason.TemplateNotFound],
-    TargetNamespaceAllowed: [Reason.Success, Reason.NamespaceNotPermitted],
-    ParametersValid: [
-      Reason.AllParametersResolved,
-      Reason.InvalidParameter,
-      Reason.OverrideNotAllowed,
-      Reason.ParameterResolutionFailed,
-    ],
-    Rendered: [Reason.Success, Reason.TemplateExecutionFailed],
-    Applied: [Reason.Success, Reason.ApplyFailed, Reason.OwnershipConflict, Reason.DryRunFailed],
-    OutputsResolved: [
-      Reason.OutputsResolved,
-      Reason.NoOutputs,
-      Reason.OutputSourceNotFound,
-      Reason.OutputExtractionFailed,
-      Reason.OutputParameterNotExposed,
-    ],
-    Synced: [Reason.SyncActive, Reason.Frozen, Reason.SyncPending, Reason.DriftConflict, Reason.WatchFailed],
-    Ready: [Reason.Reconciled, Reason.Pending],
-  })
+export const REASONS_BY_CONDITION: Readonly<Record<TemplateConditionType | InstanceConditionType, readonly Reason[]>> = Object.freeze({
+  Valid: [Reason.ValidationSucceeded, Reason.ValidationFailed, Reason.SpecInvalid, Reason.HelmNotSupported],
+  SourceAccessible: [Reason.RepositoryReachable, Reason.RepositoryUnreachable],
+  DryRunRendered: [Reason.RenderSucceeded, Reason.RenderFailed, Reason.DryRunSkipped],
+  Deleting: [Reason.DeletionBlocked],
+  TemplateResolved: [Reason.Success, Reason.TemplateNotFound],
+  TargetNamespaceAllowed: [Reason.Success, Reason.NamespaceNotPermitted],
+  ParametersValid: [Reason.AllParametersResolved, Reason.InvalidParameter, Reason.OverrideNotAllowed, Reason.ParameterResolutionFailed],
+  Rendered: [Reason.Success, Reason.TemplateExecutionFailed],
+  Applied: [Reason.Success, Reason.ApplyFailed, Reason.OwnershipConflict, Reason.DryRunFailed],
+  OutputsResolved: [
+    Reason.OutputsResolved,
+    Reason.NoOutputs,
+    Reason.OutputSourceNotFound,
+    Reason.OutputExtractionFailed,
+    Reason.OutputParameterNotExposed,
+  ],
+  Synced: [Reason.SyncActive, Reason.Frozen, Reason.SyncPending, Reason.DriftConflict, Reason.WatchFailed],
+  Ready: [Reason.Reconciled, Reason.Pending],
+})
 
 /** The conditions that decide an instance's phase, in the order a reconcile sets them. */
 export const GATING_CONDITIONS: readonly InstanceConditionType[] = Object.freeze([
@@ -146,11 +140,7 @@ export function findCondition(conditions: readonly Condition[] | undefined, type
  * When nothing would change the input array itself is returned, which lets a
  * caller skip a status write by reference comparison. Never mutates input.
  */
-export function setCondition(
-  conditions: readonly Condition[] | undefined,
-  next: ConditionUpdate,
-  now: Date,
-): readonly Condition[] {
+export function setCondition(conditions: readonly Condition[] | undefined, next: ConditionUpdate, now: Date): readonly Condition[] {
   const list = conditions ?? []
   const at = list.findIndex((c) => c.type === next.type)
   const previous = at >= 0 ? list[at] : undefined
@@ -159,8 +149,7 @@ export function setCondition(
     status: next.status,
     reason: next.reason,
     message: next.message ?? '',
-    lastTransitionTime:
-      previous !== undefined && previous.status === next.status ? previous.lastTransitionTime : toTimestamp(now),
+    lastTransitionTime: previous !== undefined && previous.status === next.status ? previous.lastTransitionTime : toTimestamp(now),
   }
   const generation = next.observedGeneration ?? previous?.observedGeneration
   if (generation !== undefined) merged.observedGeneration = generation

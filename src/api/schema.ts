@@ -115,9 +115,13 @@ export function labelSelectorSchema(description: string): JSONSchemaProps {
           {
             key: str('Label key.', { minLength: 1 }),
             operator: str('How the key relates to the values.', { enum: ['In', 'NotIn', 'Exists', 'DoesNotExist'] }),
-            values: arr('Values for In and NotIn; empty for Exists and DoesNotExist.', { type: 'string' }, {
-              'x-kubernetes-list-type': 'atomic',
-            }),
+            values: arr(
+              'Values for In and NotIn; empty for Exists and DoesNotExist.',
+              { type: 'string' },
+              {
+                'x-kubernetes-list-type': 'atomic',
+              },
+            ),
           },
           { required: ['key', 'operator'] },
         ),

@@ -2,23 +2,11 @@
 // the rules that span fields are CEL, each with a message that says what to fix.
 
 import { SYNC_MODES } from './names.ts'
-import {
-  arr,
-  bool,
-  conditionsSchema,
-  int64,
-  labelSelectorSchema,
-  LIMITS,
-  mapList,
-  obj,
-  str,
-  type JSONSchemaProps,
-} from './schema.ts'
+import { arr, bool, conditionsSchema, int64, labelSelectorSchema, LIMITS, mapList, obj, str, type JSONSchemaProps } from './schema.ts'
 import { HELM_VERSIONS, PARAMETER_TYPES, TEMPLATE_PHASES } from './template.ts'
 
 export const HELM_URL_PATTERN = '^(https?|oci)://'
-export const SEMVER_PATTERN =
-  '^v?(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(-[0-9A-Za-z.-]+)?(\\+[0-9A-Za-z.-]+)?$'
+export const SEMVER_PATTERN = '^v?(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(-[0-9A-Za-z.-]+)?(\\+[0-9A-Za-z.-]+)?$'
 /** Output and field names become keys under status.outputs and in JSONPath expressions. */
 export const OUTPUT_NAME_PATTERN = '^[A-Za-z][A-Za-z0-9_-]*$'
 
@@ -193,8 +181,7 @@ export const templateSpecSchema: JSONSchemaProps = obj(
       { rule: 'has(self.gotemplate) != has(self.helm)', message: 'exactly one of gotemplate or helm must be set' },
       {
         // Field names are the keys of status.outputs, so they must not repeat across outputs either.
-        rule:
-          '!has(self.outputs) || self.outputs.all(a, self.outputs.all(b, a.name == b.name || a.fields.all(f, b.fields.all(g, f.name != g.name))))',
+        rule: '!has(self.outputs) || self.outputs.all(a, self.outputs.all(b, a.name == b.name || a.fields.all(f, b.fields.all(g, f.name != g.name))))',
         message: 'output field names must be unique across all outputs',
         fieldPath: '.outputs',
       },

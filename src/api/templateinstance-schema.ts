@@ -1,17 +1,6 @@
 // openAPIV3Schema of the TemplateInstance CRD, following templateinstance.ts.
 
-import {
-  arr,
-  conditionsSchema,
-  DNS_LABEL_PATTERN,
-  int64,
-  LIMITS,
-  mapList,
-  obj,
-  str,
-  stringMap,
-  type JSONSchemaProps,
-} from './schema.ts'
+import { arr, conditionsSchema, DNS_LABEL_PATTERN, int64, LIMITS, mapList, obj, str, stringMap, type JSONSchemaProps } from './schema.ts'
 import { INSTANCE_PHASES } from './templateinstance.ts'
 
 function keyRefSchema(description: string): JSONSchemaProps {
@@ -147,9 +136,13 @@ export const templateInstanceStatusSchema: JSONSchemaProps = obj('Observed state
     },
     { required: ['name', 'namespace'] },
   ),
-  trackedGVKs: arr('Every kind ever rendered, as group/version/kind ("/v1/ConfigMap" for core).', { type: 'string' }, {
-    'x-kubernetes-list-type': 'set',
-  }),
+  trackedGVKs: arr(
+    'Every kind ever rendered, as group/version/kind ("/v1/ConfigMap" for core).',
+    { type: 'string' },
+    {
+      'x-kubernetes-list-type': 'set',
+    },
+  ),
   firstAppliedAt: str('Start of the freeze under sync mode off.', { format: 'date-time' }),
   outputs: {
     type: 'object',

@@ -86,7 +86,9 @@ export function time(d: Date): Buffer {
   const digits = iso.slice(0, 19).replace(/[-:T]/g, '')
   const year = d.getUTCFullYear()
   if (year < 1950 || year > 9999) throw new Error(`date out of range for a certificate: ${iso}`)
-  return year < 2050 ? tlv(Tag.utcTime, Buffer.from(`${digits.slice(2)}Z`, 'ascii')) : tlv(Tag.generalizedTime, Buffer.from(`${digits}Z`, 'ascii'))
+  return year < 2050
+    ? tlv(Tag.utcTime, Buffer.from(`${digits.slice(2)}Z`, 'ascii'))
+    : tlv(Tag.generalizedTime, Buffer.from(`${digits}Z`, 'ascii'))
 }
 
 /** Where one element sits in a buffer. */

@@ -17,7 +17,16 @@ import { KubeApiError } from '../kube/errors.ts'
 import { writeCertDir } from './files.ts'
 import { serviceDnsNames, SERVING_VALIDITY_DAYS } from './mint.ts'
 import { splitCertificates } from './pem.ts'
-import { dataFromStored, daysToMs, fingerprint, planCertificates, SecretKeys, storedFromData, type PlanStep, type StoredCerts } from './plan.ts'
+import {
+  dataFromStored,
+  daysToMs,
+  fingerprint,
+  planCertificates,
+  SecretKeys,
+  storedFromData,
+  type PlanStep,
+  type StoredCerts,
+} from './plan.ts'
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 export type LogFn = (level: LogLevel, msg: string, fields?: Readonly<Record<string, unknown>>) => void
@@ -138,7 +147,11 @@ export class CertManager {
         (err: unknown) => {
           this.failures++
           const delay = Math.min(this.interval(), MIN_RETRY_MS * 2 ** Math.min(this.failures - 1, 10))
-          this.opts.log('warn', 'certificate pass failed; retrying', { error: (err as Error).message, attempt: this.failures, retryInMs: delay })
+          this.opts.log('warn', 'certificate pass failed; retrying', {
+            error: (err as Error).message,
+            attempt: this.failures,
+            retryInMs: delay,
+          })
           this.schedule(delay)
         },
       )
@@ -184,7 +197,9 @@ export class CertManager {
       } catch (err) {
         if (!isStatus(err, 409) || attempt >= MAX_CONFLICT_RETRIES) throw err
         // Another replica wrote first: read its result and plan again from there.
-        this.opts.log('debug', 'certificate Secret changed concurrently; re-reading', { secret: `${this.opts.secretNamespace}/${this.opts.secretName}` })
+        this.opts.log('debug', 'certificate Secret changed concurrently; re-reading', {
+          secret: `${this.opts.secretNamespace}/${this.opts.secretName}`,
+        })
       }
     }
 
@@ -247,7 +262,11 @@ export class CertManager {
         apiVersion: 'v1',
         kind: 'Secret',
         type: 'kubernetes.io/tls',
-        metadata: { name: this.opts.secretName, namespace: this.opts.secretNamespace, labels: { 'app.kubernetes.io/managed-by': 'template-sync' } },
+        metadata: {
+          name: this.opts.secretName,
+          namespace: this.opts.secretNamespace,
+          labels: { 'app.kubernetes.io/managed-by': 'template-sync' },
+        },
         data,
       }
       await this.opts.client.request('POST', `/api/v1/namespaces/${encodeURIComponent(this.opts.secretNamespace)}/secrets`, { body })
@@ -263,7 +282,9 @@ export class CertManager {
     for (let attempt = 1; ; attempt++) {
       const config = await this.readConfig()
       if (config === undefined) {
-        this.opts.log('warn', 'webhook configuration not found; caBundle not injected yet', { webhookConfiguration: this.opts.webhookConfigurationName })
+        this.opts.log('warn', 'webhook configuration not found; caBundle not injected yet', {
+          webhookConfiguration: this.opts.webhookConfigurationName,
+        })
         return false
       }
       const webhooks = config.webhooks ?? []
@@ -271,7 +292,11 @@ export class CertManager {
       const body = { ...config, webhooks: webhooks.map((w) => ({ ...w, clientConfig: { ...w.clientConfig, caBundle } })) }
       try {
         await this.opts.client.request('PUT', this.configPath, { body })
-        this.opts.log('info', 'caBundle injected', { webhookConfiguration: this.opts.webhookConfigurationName, entries: webhooks.length, cas: splitCertificates(bundle).map(fingerprint) })
+        this.opts.log('info', 'caBundle injected', {
+          webhookConfiguration: this.opts.webhookConfigurationName,
+          entries: webhooks.length,
+          cas: splitCertificates(bundle).map(fingerprint),
+        })
         return true
       } catch (err) {
         if (!isStatus(err, 409) || attempt >= MAX_CONFLICT_RETRIES) throw err

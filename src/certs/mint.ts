@@ -91,7 +91,7 @@ function name(commonName: string): Buffer {
 
 function keyUsage(bits: readonly number[]): Buffer {
   const bytes = Buffer.alloc(Math.floor(Math.max(...bits) / 8) + 1)
-  for (const b of bits) bytes[Math.floor(b / 8)]! |= 0x80 >> b % 8
+  for (const b of bits) bytes[Math.floor(b / 8)]! |= 0x80 >> (b % 8)
   // DER drops trailing zero bits of a named bit list: count them as unused.
   const last = bytes[bytes.length - 1] ?? 0
   let unused = 0
@@ -145,7 +145,10 @@ function build(f: Fields): { certPem: string; serialNumber: string } {
   )
   // ECDSA signatures from node:crypto are DER-encoded Ecdsa-Sig-Value, as X.509 wants them.
   const signature = sign('sha256', tbs, f.signer)
-  return { certPem: toPem('CERTIFICATE', der.sequence(tbs, algorithm, der.bitString(signature))), serialNumber: serialBytes.toString('hex').toUpperCase() }
+  return {
+    certPem: toPem('CERTIFICATE', der.sequence(tbs, algorithm, der.bitString(signature))),
+    serialNumber: serialBytes.toString('hex').toUpperCase(),
+  }
 }
 
 /** Whole seconds: the encoded times carry no fractions, so the returned dates match what the certificate says. */
@@ -213,8 +216,10 @@ export function loadSigningCA(pair: CertPair, now: Date = new Date()): SigningCA
   }
   if (!cert.ca) throw new CertificateError('the CA certificate is not marked as a CA')
   if (!cert.checkPrivateKey(key)) throw new CertificateError('the CA key does not belong to the CA certificate')
-  if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') throw new CertificateError('the CA key is not ECDSA P-256')
-  if (new Date(cert.validTo).getTime() <= now.getTime()) throw new CertificateError(`the CA expired at ${new Date(cert.validTo).toISOString()}`)
+  if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1')
+    throw new CertificateError('the CA key is not ECDSA P-256')
+  if (new Date(cert.validTo).getTime() <= now.getTime())
+    throw new CertificateError(`the CA expired at ${new Date(cert.validTo).toISOString()}`)
   const spki = cert.publicKey.export({ type: 'spki', format: 'der' })
   return { cert, key, subject: subjectOf(cert.raw), keyId: keyIdentifier(spki) }
 }
@@ -228,7 +233,8 @@ export function mintServingCert(opts: MintServingOptions): MintedCert {
   const ips = [...new Set(opts.ipAddresses ?? [])]
   if (dns.length === 0 && ips.length === 0) throw new CertificateError('a serving certificate needs at least one DNS name or IP address')
   for (const d of dns) {
-    if (!/^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/i.test(d) || d.length > 253) throw new CertificateError(`not a DNS name: ${JSON.stringify(d)}`)
+    if (!/^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/i.test(d) || d.length > 253)
+      throw new CertificateError(`not a DNS name: ${JSON.stringify(d)}`)
   }
   const ca = loadSigningCA(opts.ca, new Date(now))
   const key = newKey()

@@ -90,7 +90,11 @@ function dnsNamesOf(cert: X509Certificate): Set<string> {
 }
 
 /** The bundle CA that issued the serving certificate, when the pair is usable: parses, matches, unexpired, names covered. */
-function servingIssuer(pair: CertPair | undefined, bundle: readonly X509Certificate[], settings: PlanSettings): X509Certificate | undefined {
+function servingIssuer(
+  pair: CertPair | undefined,
+  bundle: readonly X509Certificate[],
+  settings: PlanSettings,
+): X509Certificate | undefined {
   if (pair === undefined) return undefined
   const cert = parse(pair.certPem)
   if (cert === undefined) return undefined

@@ -103,7 +103,13 @@ export function connect(kubeconfig: string | undefined, env: Env): KubeClient {
  * (exit code 2), `--help` prints the usage (exit code 0); otherwise the parsed
  * options come back for the command to run.
  */
-export function parseCommandArgs<T>(command: string, argv: readonly string[], parse: (argv: readonly string[]) => T | 'help', usage: () => string, io: CliIO): { options: T } | { exit: number } {
+export function parseCommandArgs<T>(
+  command: string,
+  argv: readonly string[],
+  parse: (argv: readonly string[]) => T | 'help',
+  usage: () => string,
+  io: CliIO,
+): { options: T } | { exit: number } {
   let opts: T | 'help'
   try {
     opts = parse(argv)

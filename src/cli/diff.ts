@@ -164,7 +164,13 @@ function compileIgnore(entries: readonly string[], notes: string[]): CompiledIgn
   }
 }
 
-async function checkObject(objects: ObjectClient, desired: KubeObject, ignore: CompiledIgnore, uid: string, instanceRef: string): Promise<DiffEntry> {
+async function checkObject(
+  objects: ObjectClient,
+  desired: KubeObject,
+  ignore: CompiledIgnore,
+  uid: string,
+  instanceRef: string,
+): Promise<DiffEntry> {
   const ref = refOf(desired)
   const entry = (state: DiffState, changes: readonly DiffChange[] = [], message?: string): DiffEntry => ({
     ...ref,
@@ -183,12 +189,20 @@ async function checkObject(objects: ObjectClient, desired: KubeObject, ignore: C
   const owner = live.metadata.labels?.[LABEL_INSTANCE_UID]
   const owned = owner !== undefined ? owner === uid : live.metadata.annotations?.[ANNOTATION_INSTANCE_REF] === instanceRef
   if (!owned) {
-    return entry('unowned', [], `exists and is not managed by this TemplateInstance${owner !== undefined ? ` (owned by TemplateInstance uid ${owner})` : ''}`)
+    return entry(
+      'unowned',
+      [],
+      `exists and is not managed by this TemplateInstance${owner !== undefined ? ` (owned by TemplateInstance uid ${owner})` : ''}`,
+    )
   }
   const withKind: KubeObject = { ...live, apiVersion: desired.apiVersion, kind: desired.kind }
   let wouldBe: KubeObject
   try {
-    wouldBe = await objects.apply(preserveIgnoredFields(desired, withKind, ignore), { fieldManager: FIELD_MANAGER, force: true, dryRun: true })
+    wouldBe = await objects.apply(preserveIgnoredFields(desired, withKind, ignore), {
+      fieldManager: FIELD_MANAGER,
+      force: true,
+      dryRun: true,
+    })
   } catch (err) {
     return entry('error', [], `server-side dry-run apply failed: ${apiMessage(err)}`)
   }
@@ -209,11 +223,18 @@ async function orphans(objects: ObjectClient, kind: string, uid: string, rendere
   }
   return owned
     .filter((o) => !renderedKeys.has(keyOf(refOf(o))) && !o.metadata.deletionTimestamp)
-    .map((o) => ({ ...refOf(o), state: 'orphaned' as const, changes: [], message: 'no longer rendered; the reconciler deletes it unless the instance is frozen' }))
+    .map((o) => ({
+      ...refOf(o),
+      state: 'orphaned' as const,
+      changes: [],
+      message: 'no longer rendered; the reconciler deletes it unless the instance is frozen',
+    }))
 }
 
 function refOf(o: KubeObject): ObjectRef {
-  return o.metadata.namespace ? { apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name } : { apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name }
+  return o.metadata.namespace
+    ? { apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name }
+    : { apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name }
 }
 
 function keyOf(r: ObjectRef): string {

@@ -51,12 +51,18 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutM
 
 async function applyManifest(client: KubeClient, mapper: RestMapper, m: Manifest): Promise<void> {
   const mapping = await mapper.mapping(m.apiVersion, m.kind)
-  await client.request('PATCH', resourcePath(mapping, m.metadata.namespace, m.metadata.name), { body: m, contentType: CONTENT_APPLY, query: { fieldManager: 'template-sync-local', force: true } })
+  await client.request('PATCH', resourcePath(mapping, m.metadata.namespace, m.metadata.name), {
+    body: m,
+    contentType: CONTENT_APPLY,
+    query: { fieldManager: 'template-sync-local', force: true },
+  })
 }
 
 function buildBinaries(out: Out): void {
   out('building (or reusing) the control-plane binaries and helm ...')
-  const r = spawnSync('bash', [join(root, 'test/cluster/build.sh'), 'etcd', 'kube-apiserver', 'kube-controller-manager', 'helm'], { stdio: ['ignore', 'inherit', 'inherit'] })
+  const r = spawnSync('bash', [join(root, 'test/cluster/build.sh'), 'etcd', 'kube-apiserver', 'kube-controller-manager', 'helm'], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  })
   if (r.status !== 0) throw new Error('test/cluster/build.sh failed (Go 1.26 is needed to build the local control plane)')
 }
 
@@ -85,7 +91,21 @@ function tokenKubeconfig(cp: ControlPlane, token: string, path: string): void {
   const ca = Buffer.from(cp.caPem).toString('base64')
   writeFileSync(
     path,
-    ['apiVersion: v1', 'kind: Config', 'clusters:', '- name: local', `  cluster: {server: "${cp.server}", certificate-authority-data: ${ca}}`, 'users:', '- name: reconciler', `  user: {token: "${token}"}`, 'contexts:', '- name: local', '  context: {cluster: local, user: reconciler}', 'current-context: local', ''].join('\n'),
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      '- name: local',
+      `  cluster: {server: "${cp.server}", certificate-authority-data: ${ca}}`,
+      'users:',
+      '- name: reconciler',
+      `  user: {token: "${token}"}`,
+      'contexts:',
+      '- name: local',
+      '  context: {cluster: local, user: reconciler}',
+      'current-context: local',
+      '',
+    ].join('\n'),
     { mode: 0o600 },
   )
 }
@@ -119,11 +139,19 @@ Press Ctrl-C to stop everything.
 `
 }
 
-export async function runLocal(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, io: { stdout?: NodeJS.WritableStream } = {}): Promise<number> {
+export async function runLocal(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  io: { stdout?: NodeJS.WritableStream } = {},
+): Promise<number> {
   const out: Out = (line) => void (io.stdout ?? process.stdout).write(`${line}\n`)
   let flags
   try {
-    flags = parseArgs({ args: [...argv], options: { check: { type: 'boolean' }, 'skip-build': { type: 'boolean' }, 'state-dir': { type: 'string' } }, strict: true }).values
+    flags = parseArgs({
+      args: [...argv],
+      options: { check: { type: 'boolean' }, 'skip-build': { type: 'boolean' }, 'state-dir': { type: 'string' } },
+      strict: true,
+    }).values
   } catch (e) {
     out(`${(e as Error).message}\nusage: template-sync local [--check] [--skip-build] [--state-dir DIR]`)
     return 2
@@ -141,7 +169,8 @@ export async function runLocal(argv: readonly string[], env: Readonly<Record<str
     stopped = true
     out('stopping ...')
     // The webhook configuration goes first: with the webhook gone it would block writes.
-    if (client) await client.request('DELETE', `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/template-sync`).catch(() => {})
+    if (client)
+      await client.request('DELETE', `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/template-sync`).catch(() => {})
     for (const c of children) c.kill('SIGTERM')
     await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null || c.signalCode !== null ? r(null) : c.once('exit', r)))))
     client?.close()
@@ -157,14 +186,32 @@ export async function runLocal(argv: readonly string[], env: Readonly<Record<str
     client = KubeClient.fromFile(cp.kubeconfigPath, 'template-sync-local')
     const mapper = new RestMapper(client)
     for (const crd of crdManifests()) await applyManifest(client, mapper, crd as unknown as Manifest)
-    await until('CRDs served', () => client?.getOrUndefined(`/apis/${GROUP}/${VERSION}/templates`).catch(() => undefined) ?? Promise.resolve(undefined))
-    for (const ns of [NAMESPACE, 'platform', 'team-a']) await applyManifest(client, mapper, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })
+    await until(
+      'CRDs served',
+      () => client?.getOrUndefined(`/apis/${GROUP}/${VERSION}/templates`).catch(() => undefined) ?? Promise.resolve(undefined),
+    )
+    for (const ns of [NAMESPACE, 'platform', 'team-a'])
+      await applyManifest(client, mapper, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })
 
     // The reconciler runs as its own ServiceAccount, so that the webhook
     // exempts it and nobody else (cluster-admin only on this local cluster).
-    await applyManifest(client, mapper, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: RECONCILER_SA, namespace: NAMESPACE } })
-    await applyManifest(client, mapper, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'template-sync-local-reconciler' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' }, subjects: [{ kind: 'ServiceAccount', name: RECONCILER_SA, namespace: NAMESPACE }] })
-    const tr = await client.request<{ status: { token: string } }>('POST', `/api/v1/namespaces/${NAMESPACE}/serviceaccounts/${RECONCILER_SA}/token`, { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 86400 } } })
+    await applyManifest(client, mapper, {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: RECONCILER_SA, namespace: NAMESPACE },
+    })
+    await applyManifest(client, mapper, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'template-sync-local-reconciler' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+      subjects: [{ kind: 'ServiceAccount', name: RECONCILER_SA, namespace: NAMESPACE }],
+    })
+    const tr = await client.request<{ status: { token: string } }>(
+      'POST',
+      `/api/v1/namespaces/${NAMESPACE}/serviceaccounts/${RECONCILER_SA}/token`,
+      { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 86400 } } },
+    )
     const reconcilerKubeconfig = join(stateDir, 'reconciler.kubeconfig')
     tokenKubeconfig(cp, tr.status.token, reconcilerKubeconfig)
 
@@ -175,24 +222,95 @@ export async function runLocal(argv: readonly string[], env: Readonly<Record<str
     writeFileSync(join(certDir, 'tls.key'), cert.keyPem, { mode: 0o600 })
     const [webhookPort, webhookHealth, reconcilerHealth] = [await freePort(), await freePort(), await freePort()]
     const operator = `system:serviceaccount:${NAMESPACE}:${RECONCILER_SA}`
-    children.push(startProcess('webhook', ['webhook', '--kubeconfig', cp.kubeconfigPath, '--cert-dir', certDir, '--listen-address', '127.0.0.1', '--port', String(webhookPort), '--health-address', '127.0.0.1', '--health-port', String(webhookHealth), '--operator-usernames', operator], stateDir, out))
-    children.push(startProcess('reconciler', ['reconciler', '--kubeconfig', reconcilerKubeconfig, '--health-address', '127.0.0.1', '--health-port', String(reconcilerHealth), '--leader-election-namespace', NAMESPACE], stateDir, out))
+    children.push(
+      startProcess(
+        'webhook',
+        [
+          'webhook',
+          '--kubeconfig',
+          cp.kubeconfigPath,
+          '--cert-dir',
+          certDir,
+          '--listen-address',
+          '127.0.0.1',
+          '--port',
+          String(webhookPort),
+          '--health-address',
+          '127.0.0.1',
+          '--health-port',
+          String(webhookHealth),
+          '--operator-usernames',
+          operator,
+        ],
+        stateDir,
+        out,
+      ),
+    )
+    children.push(
+      startProcess(
+        'reconciler',
+        [
+          'reconciler',
+          '--kubeconfig',
+          reconcilerKubeconfig,
+          '--health-address',
+          '127.0.0.1',
+          '--health-port',
+          String(reconcilerHealth),
+          '--leader-election-namespace',
+          NAMESPACE,
+        ],
+        stateDir,
+        out,
+      ),
+    )
     await waitHealthy(webhookHealth, 'webhook')
     await waitHealthy(reconcilerHealth, 'reconciler')
 
     // The chart's own webhook configuration, pointed at the local server.
     const helm = join(defaultBinDir(), 'helm')
-    const rendered = spawnSync(helm, ['template', 'template-sync', join(root, 'charts/template-sync'), '--namespace', NAMESPACE, '--kube-version', '1.37.2', '--show-only', 'templates/webhook-configuration.yaml', '--set', `webhook.url=https://127.0.0.1:${webhookPort}/validate`, '--set', `webhook.caBundle=${Buffer.from(cp.caPem).toString('base64')}`], { encoding: 'utf8', env: { ...process.env, HELM_CACHE_HOME: join(stateDir, 'helm'), HELM_CONFIG_HOME: join(stateDir, 'helm'), HELM_DATA_HOME: join(stateDir, 'helm') } })
+    const rendered = spawnSync(
+      helm,
+      [
+        'template',
+        'template-sync',
+        join(root, 'charts/template-sync'),
+        '--namespace',
+        NAMESPACE,
+        '--kube-version',
+        '1.37.2',
+        '--show-only',
+        'templates/webhook-configuration.yaml',
+        '--set',
+        `webhook.url=https://127.0.0.1:${webhookPort}/validate`,
+        '--set',
+        `webhook.caBundle=${Buffer.from(cp.caPem).toString('base64')}`,
+      ],
+      {
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          HELM_CACHE_HOME: join(stateDir, 'helm'),
+          HELM_CONFIG_HOME: join(stateDir, 'helm'),
+          HELM_DATA_HOME: join(stateDir, 'helm'),
+        },
+      },
+    )
     if (rendered.status !== 0) throw new Error(`helm template failed: ${rendered.stderr}`)
     for (const doc of loadAll(rendered.stdout)) if (doc) await applyManifest(client, mapper, doc as Manifest)
 
-    for (const f of readdirSync(join(root, 'examples')).filter((n) => n.endsWith('.yaml')).sort()) {
-      for (const doc of loadAll(readFileSync(join(root, 'examples', f), 'utf8'))) if (doc) await applyManifest(client, mapper, doc as Manifest)
+    for (const f of readdirSync(join(root, 'examples'))
+      .filter((n) => n.endsWith('.yaml'))
+      .sort()) {
+      for (const doc of loadAll(readFileSync(join(root, 'examples', f), 'utf8')))
+        if (doc) await applyManifest(client, mapper, doc as Manifest)
     }
     const instances = ['baseline', 'web', 'settings']
     for (const name of instances) {
       await until(`TemplateInstance team-a/${name} Ready`, async () => {
-        const i = await client?.get<{ status?: { conditions?: { type: string; status: string }[] } }>(`/apis/${GROUP}/${VERSION}/namespaces/team-a/templateinstances/${name}`)
+        const i = await client?.get<{ status?: { conditions?: { type: string; status: string }[] } }>(
+          `/apis/${GROUP}/${VERSION}/namespaces/team-a/templateinstances/${name}`,
+        )
         return i?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? true : undefined
       })
     }
@@ -217,17 +335,34 @@ export async function runLocal(argv: readonly string[], env: Readonly<Record<str
 async function check(client: KubeClient, out: Out): Promise<boolean> {
   // The admin client is not exempt from the webhook: it acts like a user.
   const np = '/apis/networking.k8s.io/v1/namespaces/team-a/networkpolicies/default-deny-ingress'
-  const denied = await client.request('PATCH', np, { body: { metadata: { labels: { tier: 'changed' } } }, contentType: CONTENT_MERGE }).catch((e: unknown) => e)
+  const denied = await client
+    .request('PATCH', np, { body: { metadata: { labels: { tier: 'changed' } } }, contentType: CONTENT_MERGE })
+    .catch((e: unknown) => e)
   const deniedOk = denied instanceof KubeApiError && denied.code === 403 && /team-a\/baseline/.test(denied.apiMessage)
   out(`check: strict edit denied: ${deniedOk ? 'yes' : `NO (${String(denied)})`}`)
-  const allowed = await client.request('PATCH', np, { body: { metadata: { annotations: { note: 'allowed' } } }, contentType: CONTENT_MERGE }).then(() => true, () => false)
+  const allowed = await client
+    .request('PATCH', np, { body: { metadata: { annotations: { note: 'allowed' } } }, contentType: CONTENT_MERGE })
+    .then(
+      () => true,
+      () => false,
+    )
   out(`check: ignored annotation allowed: ${allowed ? 'yes' : 'NO'}`)
   const dep = '/apis/apps/v1/namespaces/team-a/deployments/web'
-  await client.request('PATCH', dep, { body: { spec: { template: { spec: { containers: [{ name: 'web', image: 'registry.example.com/web:evil' }] } } } }, contentType: 'application/strategic-merge-patch+json' })
-  const reverted = await until('revert', async () => {
-    const d = await client.get<{ spec: { template: { spec: { containers: { image: string }[] } } } }>(dep)
-    return d.spec.template.spec.containers[0]?.image === 'registry.example.com/web:1.4.2' ? true : undefined
-  }, 15_000).then(() => true, () => false)
+  await client.request('PATCH', dep, {
+    body: { spec: { template: { spec: { containers: [{ name: 'web', image: 'registry.example.com/web:evil' }] } } } },
+    contentType: 'application/strategic-merge-patch+json',
+  })
+  const reverted = await until(
+    'revert',
+    async () => {
+      const d = await client.get<{ spec: { template: { spec: { containers: { image: string }[] } } } }>(dep)
+      return d.spec.template.spec.containers[0]?.image === 'registry.example.com/web:1.4.2' ? true : undefined
+    },
+    15_000,
+  ).then(
+    () => true,
+    () => false,
+  )
   out(`check: revert-mode drift reverted: ${reverted ? 'yes' : 'NO'}`)
   await client.request('PATCH', `${dep}/scale`, { body: { spec: { replicas: 5 } }, contentType: CONTENT_MERGE })
   await sleep(1500)

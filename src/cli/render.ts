@@ -102,7 +102,8 @@ export function parseRenderArgs(argv: readonly string[]): RenderOptions | 'help'
   if (args.positionals.length > 1) throw new UsageError(`expected at most one NAMESPACE/NAME, got ${args.positionals.length} arguments`)
   const positional = args.positionals[0]
   if (positional !== undefined) {
-    if (template !== undefined || instance !== undefined) throw new UsageError('give either NAMESPACE/NAME or --template and --instance, not both')
+    if (template !== undefined || instance !== undefined)
+      throw new UsageError('give either NAMESPACE/NAME or --template and --instance, not both')
     if (namespace !== undefined) throw new UsageError('--namespace only applies to --instance files; NAMESPACE/NAME names the namespace')
     return { source: { kind: 'cluster', instance: parseInstanceName(positional) }, ...common }
   }
@@ -128,7 +129,9 @@ export async function runRender(argv: readonly string[], env: Env, io?: Partial<
       const wanted = inputs.instance.spec?.templateRef
       const got = `${inputs.template.metadata?.namespace ?? ''}/${inputs.template.metadata?.name ?? ''}`
       if (wanted !== undefined && `${wanted.namespace}/${wanted.name}` !== got) {
-        stderr.write(`note: the instance's spec.templateRef names Template ${wanted.namespace}/${wanted.name}; rendering with ${got} from ${opts.source.template}\n`)
+        stderr.write(
+          `note: the instance's spec.templateRef names Template ${wanted.namespace}/${wanted.name}; rendering with ${got} from ${opts.source.template}\n`,
+        )
       }
     }
     const result = await renderObjects({ template: inputs.template, instance: withParameters(inputs.instance, opts.set) }, client)
@@ -160,10 +163,14 @@ export async function readInstance(client: KubeClient, ref: InstanceName): Promi
   const instance = await client.getOrUndefined<TemplateInstance>(`${apiBase}/${e(ref.namespace)}/templateinstances/${e(ref.name)}`)
   if (instance === undefined) throw new CommandError(`TemplateInstance ${ref.namespace}/${ref.name} not found`, 1)
   const t = instance.spec?.templateRef
-  if (t === undefined || !t.name || !t.namespace) throw new CommandError(`TemplateInstance ${ref.namespace}/${ref.name} has no spec.templateRef`, 1)
+  if (t === undefined || !t.name || !t.namespace)
+    throw new CommandError(`TemplateInstance ${ref.namespace}/${ref.name} has no spec.templateRef`, 1)
   const template = await client.getOrUndefined<Template>(`${apiBase}/${e(t.namespace)}/templates/${e(t.name)}`)
   if (template === undefined) {
-    throw new CommandError(`Template ${t.namespace}/${t.name} (spec.templateRef of TemplateInstance ${ref.namespace}/${ref.name}) not found`, 1)
+    throw new CommandError(
+      `Template ${t.namespace}/${t.name} (spec.templateRef of TemplateInstance ${ref.namespace}/${ref.name}) not found`,
+      1,
+    )
   }
   return { template, instance }
 }
@@ -240,7 +247,9 @@ export async function renderObjects(inputs: Inputs, client: KubeClient | undefin
 /** The Namespace's labels; undefined when it does not exist. */
 async function namespaceLabels(client: KubeClient, namespace: string): Promise<Record<string, string> | undefined | 'forbidden'> {
   try {
-    const ns = await client.getOrUndefined<{ metadata?: { labels?: Record<string, string> } }>(`/api/v1/namespaces/${encodeURIComponent(namespace)}`)
+    const ns = await client.getOrUndefined<{ metadata?: { labels?: Record<string, string> } }>(
+      `/api/v1/namespaces/${encodeURIComponent(namespace)}`,
+    )
     return ns === undefined ? undefined : (ns.metadata?.labels ?? {})
   } catch (err) {
     if (err instanceof KubeApiError && err.code === 403) return 'forbidden'
@@ -316,7 +325,9 @@ function offlineRender(template: Template, instance: TemplateInstance, values: R
   })
   if (!r.ok) return r
   for (const gvk of r.unknownKinds) {
-    notes.push(`${gvk}: whether this kind is namespaced is not known without --kubeconfig; metadata.namespace is left as the Template wrote it`)
+    notes.push(
+      `${gvk}: whether this kind is namespaced is not known without --kubeconfig; metadata.namespace is left as the Template wrote it`,
+    )
   }
   return { ok: true, objects: r.objects.map((o) => o.object as KubeObject) }
 }
@@ -324,23 +335,54 @@ function offlineRender(template: Template, instance: TemplateInstance, values: R
 /** Scope of common built-in kinds by "<group>/<kind>" (true: namespaced), for rendering without discovery. */
 export const OFFLINE_SCOPES: ReadonlyMap<string, boolean> = new Map([
   ...[
-    '/ConfigMap', '/Secret', '/Service', '/ServiceAccount', '/Pod', '/PersistentVolumeClaim', '/Endpoints',
-    '/LimitRange', '/ResourceQuota', '/ReplicationController', '/Event', '/PodTemplate',
-    'apps/Deployment', 'apps/StatefulSet', 'apps/DaemonSet', 'apps/ReplicaSet', 'apps/ControllerRevision',
-    'batch/Job', 'batch/CronJob',
-    'networking.k8s.io/Ingress', 'networking.k8s.io/NetworkPolicy',
-    'rbac.authorization.k8s.io/Role', 'rbac.authorization.k8s.io/RoleBinding',
-    'policy/PodDisruptionBudget', 'autoscaling/HorizontalPodAutoscaler',
-    'coordination.k8s.io/Lease', 'discovery.k8s.io/EndpointSlice', 'events.k8s.io/Event',
-    `${GROUP}/Template`, `${GROUP}/TemplateInstance`,
+    '/ConfigMap',
+    '/Secret',
+    '/Service',
+    '/ServiceAccount',
+    '/Pod',
+    '/PersistentVolumeClaim',
+    '/Endpoints',
+    '/LimitRange',
+    '/ResourceQuota',
+    '/ReplicationController',
+    '/Event',
+    '/PodTemplate',
+    'apps/Deployment',
+    'apps/StatefulSet',
+    'apps/DaemonSet',
+    'apps/ReplicaSet',
+    'apps/ControllerRevision',
+    'batch/Job',
+    'batch/CronJob',
+    'networking.k8s.io/Ingress',
+    'networking.k8s.io/NetworkPolicy',
+    'rbac.authorization.k8s.io/Role',
+    'rbac.authorization.k8s.io/RoleBinding',
+    'policy/PodDisruptionBudget',
+    'autoscaling/HorizontalPodAutoscaler',
+    'coordination.k8s.io/Lease',
+    'discovery.k8s.io/EndpointSlice',
+    'events.k8s.io/Event',
+    `${GROUP}/Template`,
+    `${GROUP}/TemplateInstance`,
   ].map((k): [string, boolean] => [k, true]),
   ...[
-    '/Namespace', '/Node', '/PersistentVolume',
-    'rbac.authorization.k8s.io/ClusterRole', 'rbac.authorization.k8s.io/ClusterRoleBinding',
-    'storage.k8s.io/StorageClass', 'storage.k8s.io/CSIDriver', 'apiextensions.k8s.io/CustomResourceDefinition',
-    'admissionregistration.k8s.io/ValidatingWebhookConfiguration', 'admissionregistration.k8s.io/MutatingWebhookConfiguration',
-    'admissionregistration.k8s.io/ValidatingAdmissionPolicy', 'admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding',
-    'scheduling.k8s.io/PriorityClass', 'networking.k8s.io/IngressClass', 'node.k8s.io/RuntimeClass',
-    'apiregistration.k8s.io/APIService', 'certificates.k8s.io/CertificateSigningRequest',
+    '/Namespace',
+    '/Node',
+    '/PersistentVolume',
+    'rbac.authorization.k8s.io/ClusterRole',
+    'rbac.authorization.k8s.io/ClusterRoleBinding',
+    'storage.k8s.io/StorageClass',
+    'storage.k8s.io/CSIDriver',
+    'apiextensions.k8s.io/CustomResourceDefinition',
+    'admissionregistration.k8s.io/ValidatingWebhookConfiguration',
+    'admissionregistration.k8s.io/MutatingWebhookConfiguration',
+    'admissionregistration.k8s.io/ValidatingAdmissionPolicy',
+    'admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding',
+    'scheduling.k8s.io/PriorityClass',
+    'networking.k8s.io/IngressClass',
+    'node.k8s.io/RuntimeClass',
+    'apiregistration.k8s.io/APIService',
+    'certificates.k8s.io/CertificateSigningRequest',
   ].map((k): [string, boolean] => [k, false]),
 ])

@@ -22,7 +22,15 @@ import {
   LABEL_SYNC_MODE,
   type SyncMode,
 } from '../api/names.ts'
-import { InstanceConditionType as C, Reason, setCondition, deriveInstancePhase, deriveReadyCondition, toTimestamp, type ConditionUpdate } from '../api/conditions.ts'
+import {
+  InstanceConditionType as C,
+  Reason,
+  setCondition,
+  deriveInstancePhase,
+  deriveReadyCondition,
+  toTimestamp,
+  type ConditionUpdate,
+} from '../api/conditions.ts'
 import { compare } from '../drift/compare.ts'
 import type { Change } from '../drift/types.ts'
 import { compileIgnoreFields, type CompiledIgnore } from '../fieldpath/compile.ts'
@@ -108,7 +116,13 @@ interface Memory {
   conflicts: Map<string, ConflictRecord>
   /** Bumped by parameter-source watch events; part of the render memo key. */
   sourceEpoch: number
-  renderMemo?: { key: string; objects: KubeObject[]; values: Record<string, unknown>; resolved: NonNullable<TemplateInstanceStatus['resolvedParameters']>; sources: SourceRef[] }
+  renderMemo?: {
+    key: string
+    objects: KubeObject[]
+    values: Record<string, unknown>
+    resolved: NonNullable<TemplateInstanceStatus['resolvedParameters']>
+    sources: SourceRef[]
+  }
 }
 
 export interface ReconcileResult {
@@ -220,7 +234,11 @@ export class InstanceReconciler {
   }
 
   /** Every object that carries this instance's UID label, across the tracked kinds. */
-  private async ownedObjects(inst: TemplateInstance, gvks: readonly string[], preferCache: boolean): Promise<{ objects: KubeObject[]; errors: string[] }> {
+  private async ownedObjects(
+    inst: TemplateInstance,
+    gvks: readonly string[],
+    preferCache: boolean,
+  ): Promise<{ objects: KubeObject[]; errors: string[] }> {
     const uid = inst.metadata?.uid ?? ''
     const objects: KubeObject[] = []
     const errors: string[] = []
@@ -274,9 +292,16 @@ export class InstanceReconciler {
     // Objects removed above vanish once their other finalizers (if any) are gone;
     // confirm nothing of ours is left before letting the instance go.
     const again = await this.ownedObjects(inst, gvks, false)
-    const remaining = again.objects.filter((o) => (o.metadata.finalizers ?? []).includes(FINALIZER_RESOURCE) || !o.metadata.deletionTimestamp)
+    const remaining = again.objects.filter(
+      (o) => (o.metadata.finalizers ?? []).includes(FINALIZER_RESOURCE) || !o.metadata.deletionTimestamp,
+    )
     if (remaining.length > 0 || again.errors.length > 0) return { requeueAfterMs: 1000 }
-    const live = await this.deps.objects.get({ apiVersion: inst.apiVersion ?? '', kind: inst.kind ?? 'TemplateInstance', name: inst.metadata?.name ?? '', namespace: inst.metadata?.namespace ?? '' })
+    const live = await this.deps.objects.get({
+      apiVersion: inst.apiVersion ?? '',
+      kind: inst.kind ?? 'TemplateInstance',
+      name: inst.metadata?.name ?? '',
+      namespace: inst.metadata?.namespace ?? '',
+    })
     if (live) await this.deps.objects.removeFinalizer(live, FINALIZER_INSTANCE)
     this.memory.delete(key)
     return {}
@@ -309,12 +334,22 @@ export class InstanceReconciler {
     const ref = inst.spec.templateRef
     const template = this.deps.getTemplate(ref.namespace, ref.name)
     if (!template) {
-      set({ type: C.TemplateResolved, status: 'False', reason: Reason.TemplateNotFound, message: `Template ${ref.namespace}/${ref.name} not found` })
+      set({
+        type: C.TemplateResolved,
+        status: 'False',
+        reason: Reason.TemplateNotFound,
+        message: `Template ${ref.namespace}/${ref.name} not found`,
+      })
       this.deps.drift.release(key)
       this.deps.sources.release(key)
       return finish({ requeueAfterMs: this.opts.templateNotFoundRequeueMs })
     }
-    set({ type: C.TemplateResolved, status: 'True', reason: Reason.Success, message: `using Template ${ref.namespace}/${ref.name} generation ${template.metadata?.generation ?? 0}` })
+    set({
+      type: C.TemplateResolved,
+      status: 'True',
+      reason: Reason.Success,
+      message: `using Template ${ref.namespace}/${ref.name} generation ${template.metadata?.generation ?? 0}`,
+    })
     const mode: SyncMode = template.spec.sync?.mode ?? 'off'
     const ignore = this.ignoreFor(template)
     const trackedGVKs = [...(prev.trackedGVKs ?? [])]
@@ -375,7 +410,11 @@ export class InstanceReconciler {
     }
     set({ type: C.ParametersValid, status: 'True', reason: Reason.AllParametersResolved, message: '' })
     set({ type: C.Rendered, status: 'True', reason: Reason.Success, message: `${desiredRaw.length} object(s) rendered` })
-    status.resolvedTemplateRef = { name: ref.name, namespace: ref.namespace, ...(template.metadata?.generation !== undefined ? { generation: template.metadata.generation } : {}) }
+    status.resolvedTemplateRef = {
+      name: ref.name,
+      namespace: ref.namespace,
+      ...(template.metadata?.generation !== undefined ? { generation: template.metadata.generation } : {}),
+    }
 
     const desired = desiredRaw.map((o) => this.deps.pipeline.stamp(o, { name, namespace: ns, uid }, mode))
 
@@ -384,7 +423,12 @@ export class InstanceReconciler {
     for (const o of desired) gvks.add(gvkString(o.apiVersion, o.kind))
     if (gvks.size !== trackedGVKs.length) {
       status.trackedGVKs = [...gvks].sort()
-      await writeStatus(this.deps.client, instanceStatusPath(ns, name), prev as Record<string, unknown>, { ...prev, trackedGVKs: status.trackedGVKs } as Record<string, unknown>)
+      await writeStatus(
+        this.deps.client,
+        instanceStatusPath(ns, name),
+        prev as Record<string, unknown>,
+        { ...prev, trackedGVKs: status.trackedGVKs } as Record<string, unknown>,
+      )
       prev.trackedGVKs = status.trackedGVKs
     } else {
       status.trackedGVKs = trackedGVKs
@@ -416,7 +460,9 @@ export class InstanceReconciler {
       const live = await this.liveObject(obj)
       if (live && !this.ownedBy(live, uid, instRef)) {
         const owner = live.metadata.labels?.[LABEL_INSTANCE_UID]
-        conflicts.push(`${describe(refOf(obj))} exists and is not managed by this TemplateInstance${owner ? ` (owned by TemplateInstance uid ${owner})` : ''}`)
+        conflicts.push(
+          `${describe(refOf(obj))} exists and is not managed by this TemplateInstance${owner ? ` (owned by TemplateInstance uid ${owner})` : ''}`,
+        )
         continue
       }
       if (live?.metadata.deletionTimestamp) {
@@ -434,11 +480,17 @@ export class InstanceReconciler {
       // Drift only in fields we set means our apply certainly changes them
       // back: no need to ask the server first. Anything else (new render,
       // fields of other managers) goes through the dry-run.
-      const direct = live !== undefined && rec !== undefined && rec.desiredHash === hash && driftOnlyInOwnFields(rec.result, live, obj, ignore)
+      const direct =
+        live !== undefined && rec !== undefined && rec.desiredHash === hash && driftOnlyInOwnFields(rec.result, live, obj, ignore)
       plans.push({ obj, key: rk, hash, live, intent: live ? preserveIgnoredFields(obj, live, ignore) : obj, direct })
     }
     if (conflicts.length > 0) {
-      set({ type: C.Applied, status: 'False', reason: Reason.OwnershipConflict, message: `${conflicts.slice(0, 5).join('; ')}. Delete or rename the existing object, or annotate it with ${ANNOTATION_INSTANCE_REF}=${instRef} to let this instance adopt it.` })
+      set({
+        type: C.Applied,
+        status: 'False',
+        reason: Reason.OwnershipConflict,
+        message: `${conflicts.slice(0, 5).join('; ')}. Delete or rename the existing object, or annotate it with ${ANNOTATION_INSTANCE_REF}=${instRef} to let this instance adopt it.`,
+      })
       this.deps.events.warning(inst, Reason.OwnershipConflict, conflicts[0] ?? '')
       return finish()
     }
@@ -462,7 +514,12 @@ export class InstanceReconciler {
       try {
         dry.set(p.key, await this.deps.objects.apply(p.intent, { fieldManager: FIELD_MANAGER, force: true, dryRun: true }))
       } catch (e) {
-        set({ type: C.Applied, status: 'False', reason: Reason.DryRunFailed, message: `server-side dry-run of ${describe(refOf(p.obj))} failed, nothing was applied: ${apiMessage(e)}` })
+        set({
+          type: C.Applied,
+          status: 'False',
+          reason: Reason.DryRunFailed,
+          message: `server-side dry-run of ${describe(refOf(p.obj))} failed, nothing was applied: ${apiMessage(e)}`,
+        })
         this.deps.events.warning(inst, Reason.DryRunFailed, `${describe(refOf(p.obj))}: ${apiMessage(e)}`)
         return finish()
       }
@@ -474,7 +531,11 @@ export class InstanceReconciler {
     const failedKeys = new Set<string>()
     for (const p of plans) {
       const would = dry.get(p.key)
-      const changes: Change[] = p.live ? (would ? compare(p.live, would, ignore) : compare(p.live, (m.applied.get(p.key) as AppliedRecord).result, ignore)) : []
+      const changes: Change[] = p.live
+        ? would
+          ? compare(p.live, would, ignore)
+          : compare(p.live, (m.applied.get(p.key) as AppliedRecord).result, ignore)
+        : []
       if (p.live && changes.length === 0) {
         if (would) m.applied.set(p.key, { desiredHash: p.hash, result: would })
         m.conflicts.delete(p.key)
@@ -492,7 +553,11 @@ export class InstanceReconciler {
         if (streak > this.opts.conflictThreshold) {
           const manager = lastOtherManager(p.live)
           m.conflicts.set(p.key, { manager, inputs: inputsKey })
-          this.deps.events.warning(inst, Reason.DriftConflict, `${describe(refOf(p.obj))} drifted again right after each of ${streak - 1} corrections; field manager "${manager}" keeps changing it; corrections stopped until the Template, the instance or the conflict changes`)
+          this.deps.events.warning(
+            inst,
+            Reason.DriftConflict,
+            `${describe(refOf(p.obj))} drifted again right after each of ${streak - 1} corrections; field manager "${manager}" keeps changing it; corrections stopped until the Template, the instance or the conflict changes`,
+          )
           continue
         }
         if (quick && prevCorrection) {
@@ -508,8 +573,15 @@ export class InstanceReconciler {
         const result = await this.deps.objects.apply(p.intent, { fieldManager: FIELD_MANAGER, force: true })
         m.applied.set(p.key, { desiredHash: p.hash, result })
         if (isCorrection) {
-          const paths = changes.slice(0, 10).map((c) => c.path).join(', ')
-          this.deps.events.normal(inst, 'Reverted', `reverted drift in ${describe(refOf(p.obj))}: ${paths}${changes.length > 10 ? ` and ${changes.length - 10} more` : ''}`)
+          const paths = changes
+            .slice(0, 10)
+            .map((c) => c.path)
+            .join(', ')
+          this.deps.events.normal(
+            inst,
+            'Reverted',
+            `reverted drift in ${describe(refOf(p.obj))}: ${paths}${changes.length > 10 ? ` and ${changes.length - 10} more` : ''}`,
+          )
         } else {
           this.deps.events.normal(inst, p.live ? 'Updated' : 'Created', `${p.live ? 'updated' : 'created'} ${describe(refOf(p.obj))}`)
         }
@@ -555,12 +627,22 @@ export class InstanceReconciler {
         this.deps.drift.release(key)
         this.deps.sources.release(key)
       } else {
-        set({ type: C.Synced, status: 'False', reason: Reason.SyncPending, message: 'sync mode is off; applying until the first clean pass' })
+        set({
+          type: C.Synced,
+          status: 'False',
+          reason: Reason.SyncPending,
+          message: 'sync mode is off; applying until the first clean pass',
+        })
         requeueAfter = Math.min(requeueAfter ?? Infinity, 2000)
       }
     } else if (m.conflicts.size > 0) {
       const parts = [...m.conflicts].slice(0, 5).map(([k, c]) => `field manager "${c.manager}" keeps changing ${describeKey(k)}`)
-      set({ type: C.Synced, status: 'False', reason: Reason.DriftConflict, message: `${parts.join('; ')}; corrections stopped until the Template, the instance or the conflict changes` })
+      set({
+        type: C.Synced,
+        status: 'False',
+        reason: Reason.DriftConflict,
+        message: `${parts.join('; ')}; corrections stopped until the Template, the instance or the conflict changes`,
+      })
     } else {
       const states = status.trackedGVKs.map((g) => this.deps.drift.state(g))
       const failed = states.filter((s) => s.error !== undefined)
@@ -572,10 +654,20 @@ export class InstanceReconciler {
         this.deps.drift.retryFailed()
         requeueAfter = Math.min(requeueAfter ?? Infinity, 10_000)
       } else if (starting.length > 0) {
-        set({ type: C.Synced, status: 'Unknown', reason: Reason.SyncPending, message: `starting drift watches for ${starting.map((s) => s.key).join(', ')}` })
+        set({
+          type: C.Synced,
+          status: 'Unknown',
+          reason: Reason.SyncPending,
+          message: `starting drift watches for ${starting.map((s) => s.key).join(', ')}`,
+        })
         requeueAfter = Math.min(requeueAfter ?? Infinity, 250)
       } else {
-        set({ type: C.Synced, status: 'True', reason: Reason.SyncActive, message: `drift watches active for ${states.length} kind(s); mode ${mode}` })
+        set({
+          type: C.Synced,
+          status: 'True',
+          reason: Reason.SyncActive,
+          message: `drift watches active for ${states.length} kind(s); mode ${mode}`,
+        })
       }
     }
     return finish(requeueAfter !== undefined ? { requeueAfterMs: requeueAfter } : {})
@@ -587,7 +679,11 @@ export class InstanceReconciler {
     inst: TemplateInstance,
     status: TemplateInstanceStatus,
     set: (u: ConditionUpdate) => void,
-    how: { frozen: boolean; values: Record<string, unknown>; rendered: readonly { apiVersion: string; kind: string; name: string; namespace?: string }[] },
+    how: {
+      frozen: boolean
+      values: Record<string, unknown>
+      rendered: readonly { apiVersion: string; kind: string; name: string; namespace?: string }[]
+    },
   ): Promise<void> {
     const outputs = template.spec.outputs ?? []
     if (outputs.length === 0 && status.outputs === undefined) {
@@ -596,7 +692,10 @@ export class InstanceReconciler {
     }
     const base = {
       outputs,
-      context: { parameters: how.frozen ? {} : how.values, instance: { name: inst.metadata?.name ?? '', namespace: inst.metadata?.namespace ?? '', labels: inst.metadata?.labels ?? {} } },
+      context: {
+        parameters: how.frozen ? {} : how.values,
+        instance: { name: inst.metadata?.name ?? '', namespace: inst.metadata?.namespace ?? '', labels: inst.metadata?.labels ?? {} },
+      },
       frozen: how.frozen,
       ...(status.resolvedParameters ? { resolvedParameters: status.resolvedParameters } : {}),
       exposedParameters: new Set((template.spec.parameters ?? []).filter((p) => p.exposeInStatus === true).map((p) => p.name)),
@@ -605,9 +704,20 @@ export class InstanceReconciler {
     const live = new Map<string, object | undefined>()
     for (const r of outputSourceRefs(base)) {
       const ref = { apiVersion: r.apiVersion, kind: r.kind, name: r.name, ...(r.namespace ? { namespace: r.namespace } : {}) }
-      live.set(refKey(ref), await this.liveObject({ apiVersion: r.apiVersion, kind: r.kind, metadata: { name: r.name, ...(r.namespace ? { namespace: r.namespace } : {}) } }).catch(() => undefined))
+      live.set(
+        refKey(ref),
+        await this.liveObject({
+          apiVersion: r.apiVersion,
+          kind: r.kind,
+          metadata: { name: r.name, ...(r.namespace ? { namespace: r.namespace } : {}) },
+        }).catch(() => undefined),
+      )
     }
-    const out = extractOutputs({ ...base, live: (r) => live.get(refKey({ apiVersion: r.apiVersion, kind: r.kind, name: r.name, ...(r.namespace ? { namespace: r.namespace } : {}) })) })
+    const out = extractOutputs({
+      ...base,
+      live: (r) =>
+        live.get(refKey({ apiVersion: r.apiVersion, kind: r.kind, name: r.name, ...(r.namespace ? { namespace: r.namespace } : {}) })),
+    })
     if (Object.keys(out.values).length > 0) status.outputs = out.values
     else delete status.outputs
     set({ type: C.OutputsResolved, status: out.condition.status, reason: out.condition.reason, message: out.condition.message })

@@ -39,9 +39,22 @@ interface NamespaceMeta extends KubeObjectLike {
 
 /** Drop the bulky parts of managedFields; only who wrote and when is needed (DriftConflict). */
 function slimManagedFields(obj: KubeObjectLike): KubeObjectLike {
-  const meta = obj.metadata as (KubeObjectLike['metadata'] & { managedFields?: { manager?: string; operation?: string; time?: string; subresource?: string }[] }) | undefined
+  const meta = obj.metadata as
+    | (KubeObjectLike['metadata'] & { managedFields?: { manager?: string; operation?: string; time?: string; subresource?: string }[] })
+    | undefined
   if (!meta?.managedFields) return obj
-  return { ...obj, metadata: { ...meta, managedFields: meta.managedFields.map((f) => ({ manager: f.manager, operation: f.operation, time: f.time, ...(f.subresource ? { subresource: f.subresource } : {}) })) } } as KubeObjectLike
+  return {
+    ...obj,
+    metadata: {
+      ...meta,
+      managedFields: meta.managedFields.map((f) => ({
+        manager: f.manager,
+        operation: f.operation,
+        time: f.time,
+        ...(f.subresource ? { subresource: f.subresource } : {}),
+      })),
+    },
+  } as KubeObjectLike
 }
 
 function metadataOnly(obj: KubeObjectLike): KubeObjectLike {
@@ -81,13 +94,33 @@ export class Manager {
     const objects = new ObjectClient(client, mapper)
     const onRecover = (what: string, detail: string): void => log.warn({ recovery: what }, detail)
     const base = `/apis/${GROUP}/${VERSION}`
-    this.templates = new Reflector(client, { path: `${base}/templates`, name: 'templates', onRecover, transform: slimManagedFields as (o: KubeObjectLike) => Template & KubeObjectLike })
-    this.instances = new Reflector(client, { path: `${base}/templateinstances`, name: 'templateinstances', onRecover, transform: slimManagedFields as (o: KubeObjectLike) => TemplateInstance & KubeObjectLike })
+    this.templates = new Reflector(client, {
+      path: `${base}/templates`,
+      name: 'templates',
+      onRecover,
+      transform: slimManagedFields as (o: KubeObjectLike) => Template & KubeObjectLike,
+    })
+    this.instances = new Reflector(client, {
+      path: `${base}/templateinstances`,
+      name: 'templateinstances',
+      onRecover,
+      transform: slimManagedFields as (o: KubeObjectLike) => TemplateInstance & KubeObjectLike,
+    })
     this.namespaces = new Reflector<NamespaceMeta>(client, {
       path: '/api/v1/namespaces',
       name: 'namespaces',
       onRecover,
-      transform: (o) => ({ metadata: { name: o.metadata?.name, uid: o.metadata?.uid, labels: o.metadata?.labels, resourceVersion: o.metadata?.resourceVersion, deletionTimestamp: o.metadata?.deletionTimestamp }, status: { phase: (o as NamespaceMeta).status?.phase } }) as NamespaceMeta,
+      transform: (o) =>
+        ({
+          metadata: {
+            name: o.metadata?.name,
+            uid: o.metadata?.uid,
+            labels: o.metadata?.labels,
+            resourceVersion: o.metadata?.resourceVersion,
+            deletionTimestamp: o.metadata?.deletionTimestamp,
+          },
+          status: { phase: (o as NamespaceMeta).status?.phase },
+        }) as NamespaceMeta,
     })
     this.instanceQueue = new WorkQueue<string>({ name: 'templateinstances', registry: this.registry })
     this.templateQueue = new WorkQueue<string>({ name: 'templates', registry: this.registry })
@@ -95,7 +128,14 @@ export class Manager {
     this.drift = new WatchRegistry(async (gvk) => {
       const { apiVersion, kind } = parseGvkString(gvk)
       const m = await mapper.mapping(apiVersion, kind)
-      const r = new Reflector(client, { path: resourcePath(m), labelSelector: LABEL_INSTANCE_UID, name: `drift ${gvk}`, onRecover, transform: slimManagedFields, stallMs: 90_000 })
+      const r = new Reflector(client, {
+        path: resourcePath(m),
+        labelSelector: LABEL_INSTANCE_UID,
+        name: `drift ${gvk}`,
+        onRecover,
+        transform: slimManagedFields,
+        stallMs: 90_000,
+      })
       const enqueue = (o: KubeObjectLike): void => {
         const uid = o.metadata?.labels?.[LABEL_INSTANCE_UID]
         const key = uid ? this.uidToKey.get(uid) : undefined
@@ -111,7 +151,12 @@ export class Manager {
     this.sources = new WatchRegistry(async (key) => {
       const [apiVersion = '', kind = '', namespace = ''] = key.split('|')
       const m = await mapper.mapping(apiVersion, kind)
-      const r = new Reflector(client, { path: resourcePath(m, namespace || undefined), name: `source ${key}`, onRecover, transform: metadataOnly })
+      const r = new Reflector(client, {
+        path: resourcePath(m, namespace || undefined),
+        name: `source ${key}`,
+        onRecover,
+        transform: metadataOnly,
+      })
       const changed = (): void => {
         if (!r.hasSynced()) return
         for (const owner of this.sources.ownersOf(key)) {
@@ -128,7 +173,8 @@ export class Manager {
       objects,
       getTemplate: (ns, name) => this.templates.get(ns, name),
       getInstance: (ns, name) => this.instances.get(ns, name),
-      getNamespaceLabels: (name) => this.namespaces.get(undefined, name)?.metadata?.labels ?? (this.namespaces.get(undefined, name) ? {} : undefined),
+      getNamespaceLabels: (name) =>
+        this.namespaces.get(undefined, name)?.metadata?.labels ?? (this.namespaces.get(undefined, name) ? {} : undefined),
       drift: this.drift,
       sources: this.sources,
       pipeline: opts.pipeline,
@@ -149,7 +195,14 @@ export class Manager {
     this.instances.on('add', (i) => this.onInstance(i))
     this.instances.on('update', (i, old) => {
       // Status-only updates (our own writes) carry nothing new to act on.
-      if (i.metadata?.generation === old.metadata?.generation && i.metadata?.deletionTimestamp === old.metadata?.deletionTimestamp && JSON.stringify(i.metadata?.finalizers) === JSON.stringify(old.metadata?.finalizers) && JSON.stringify(i.metadata?.labels) === JSON.stringify(old.metadata?.labels) && JSON.stringify(i.metadata?.annotations) === JSON.stringify(old.metadata?.annotations)) return
+      if (
+        i.metadata?.generation === old.metadata?.generation &&
+        i.metadata?.deletionTimestamp === old.metadata?.deletionTimestamp &&
+        JSON.stringify(i.metadata?.finalizers) === JSON.stringify(old.metadata?.finalizers) &&
+        JSON.stringify(i.metadata?.labels) === JSON.stringify(old.metadata?.labels) &&
+        JSON.stringify(i.metadata?.annotations) === JSON.stringify(old.metadata?.annotations)
+      )
+        return
       this.onInstance(i)
     })
     this.instances.on('delete', (i) => {
@@ -163,7 +216,8 @@ export class Manager {
     const onTemplate = (t: Template & KubeObjectLike, old?: Template & KubeObjectLike): void => {
       const key = keyOf(t.metadata?.namespace, t.metadata?.name)
       this.templateQueue.add(key)
-      if (old && old.metadata?.generation === t.metadata?.generation && old.metadata?.deletionTimestamp === t.metadata?.deletionTimestamp) return
+      if (old && old.metadata?.generation === t.metadata?.generation && old.metadata?.deletionTimestamp === t.metadata?.deletionTimestamp)
+        return
       for (const k of this.instancesUsing(t.metadata?.namespace ?? '', t.metadata?.name ?? '')) this.instanceQueue.add(k)
     }
     this.templates.on('add', (t) => onTemplate(t)).on('update', (t, old) => onTemplate(t, old))
@@ -172,7 +226,8 @@ export class Manager {
     })
     this.namespaces.on('update', (n, old) => {
       if (JSON.stringify(n.metadata?.labels) === JSON.stringify(old.metadata?.labels)) return
-      for (const i of this.instances.list()) if (i.metadata?.namespace === n.metadata?.name) this.instanceQueue.add(keyOf(i.metadata?.namespace, i.metadata?.name))
+      for (const i of this.instances.list())
+        if (i.metadata?.namespace === n.metadata?.name) this.instanceQueue.add(keyOf(i.metadata?.namespace, i.metadata?.name))
     })
   }
 
@@ -207,17 +262,28 @@ export class Manager {
       keys.forEach((k, idx) => this.instanceQueue.addAfter(k, Math.floor((idx / Math.max(1, keys.length)) * resync * 0.5)))
     }, resync)
     this.resyncTimer.unref()
-    const log = (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Readonly<Record<string, unknown>>): void => this.opts.log[level]({ ...(fields ?? {}) }, msg)
+    const log = (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Readonly<Record<string, unknown>>): void =>
+      this.opts.log[level]({ ...(fields ?? {}) }, msg)
     const n = this.opts.workers ?? 4
     this.running = Promise.all([
-      runWorkers(this.instanceQueue, n, (key) => {
-        const [ns, name] = splitKey(key)
-        return this.instanceReconciler.reconcile(ns, name)
-      }, { log, signal }),
-      runWorkers(this.templateQueue, 1, (key) => {
-        const [ns, name] = splitKey(key)
-        return this.templateReconciler.reconcile(ns, name)
-      }, { log, signal }),
+      runWorkers(
+        this.instanceQueue,
+        n,
+        (key) => {
+          const [ns, name] = splitKey(key)
+          return this.instanceReconciler.reconcile(ns, name)
+        },
+        { log, signal },
+      ),
+      runWorkers(
+        this.templateQueue,
+        1,
+        (key) => {
+          const [ns, name] = splitKey(key)
+          return this.templateReconciler.reconcile(ns, name)
+        },
+        { log, signal },
+      ),
     ])
   }
 

@@ -62,7 +62,8 @@ export class KeyBackoff<K> {
   private readonly opts: BackoffOptions
 
   constructor(opts: BackoffOptions) {
-    if (!(opts.baseMs > 0) || !(opts.maxMs >= opts.baseMs)) throw new Error(`backoff: need 0 < baseMs <= maxMs, got ${opts.baseMs} and ${opts.maxMs}`)
+    if (!(opts.baseMs > 0) || !(opts.maxMs >= opts.baseMs))
+      throw new Error(`backoff: need 0 < baseMs <= maxMs, got ${opts.baseMs} and ${opts.maxMs}`)
     this.opts = opts
   }
 
@@ -94,7 +95,8 @@ export class TokenBucket {
   private last: number
 
   constructor(opts: BucketOptions, now: number) {
-    if (!(opts.qps > 0) || !(opts.burst >= 1)) throw new Error(`token bucket: need qps > 0 and burst >= 1, got ${opts.qps} and ${opts.burst}`)
+    if (!(opts.qps > 0) || !(opts.burst >= 1))
+      throw new Error(`token bucket: need qps > 0 and burst >= 1, got ${opts.qps} and ${opts.burst}`)
     this.opts = opts
     this.tokens = opts.burst
     this.last = now
@@ -215,10 +217,28 @@ function instruments(reg: Registry): QueueInstruments {
     depth: reg.gauge({ name: 'workqueue_depth', help: 'Keys waiting in the work queue.', labelNames }),
     adds: reg.counter({ name: 'workqueue_adds_total', help: 'Adds that queued a key (de-duplicated adds are not counted).', labelNames }),
     retries: reg.counter({ name: 'workqueue_retries_total', help: 'Rate-limited re-adds after a failure.', labelNames }),
-    latency: reg.histogram({ name: 'workqueue_queue_duration_seconds', help: 'Time a key waited in the queue before a worker took it.', labelNames, buckets: DEFAULT_BUCKETS }),
-    work: reg.histogram({ name: 'workqueue_work_duration_seconds', help: 'Time a worker spent on a key.', labelNames, buckets: DEFAULT_BUCKETS }),
-    longest: reg.gauge({ name: 'workqueue_longest_running_processor_seconds', help: 'Age of the oldest key still being processed.', labelNames }),
-    unfinished: reg.gauge({ name: 'workqueue_unfinished_work_seconds', help: 'Sum of the ages of keys still being processed.', labelNames }),
+    latency: reg.histogram({
+      name: 'workqueue_queue_duration_seconds',
+      help: 'Time a key waited in the queue before a worker took it.',
+      labelNames,
+      buckets: DEFAULT_BUCKETS,
+    }),
+    work: reg.histogram({
+      name: 'workqueue_work_duration_seconds',
+      help: 'Time a worker spent on a key.',
+      labelNames,
+      buckets: DEFAULT_BUCKETS,
+    }),
+    longest: reg.gauge({
+      name: 'workqueue_longest_running_processor_seconds',
+      help: 'Age of the oldest key still being processed.',
+      labelNames,
+    }),
+    unfinished: reg.gauge({
+      name: 'workqueue_unfinished_work_seconds',
+      help: 'Sum of the ages of keys still being processed.',
+      labelNames,
+    }),
   }
 }
 

@@ -87,7 +87,11 @@ export class WatchRegistry<T extends KubeObjectLike = KubeObjectLike> {
     this.settled.delete(key)
     this.failures.delete(key)
     if (r) void r.stop()
-    else p?.then((x) => x.stop(), () => {})
+    else
+      p?.then(
+        (x) => x.stop(),
+        () => {},
+      )
   }
 
   /** Retries keys whose watch could not even be created (e.g. unknown kind) for current owners. */

@@ -56,7 +56,12 @@ export class TemplateReconciler {
           reason: Reason.DeletionBlocked,
           message: `Template is referenced by ${users.length} TemplateInstance(s) and cannot be deleted: ${users.slice(0, 5).join(', ')}${users.length > 5 ? ', ...' : ''}`,
         })
-        await writeStatus(this.deps.client, templateStatusPath(namespace, name), prev as Record<string, unknown>, { ...prev, conditions: [...conds] } as Record<string, unknown>)
+        await writeStatus(
+          this.deps.client,
+          templateStatusPath(namespace, name),
+          prev as Record<string, unknown>,
+          { ...prev, conditions: [...conds] } as Record<string, unknown>,
+        )
         return {}
       }
       const idx = finalizers.indexOf(FINALIZER_TEMPLATE)
@@ -92,7 +97,12 @@ export class TemplateReconciler {
       set({ type: C.Valid, status: 'True', reason: Reason.ValidationSucceeded, message: '' })
       const dry = this.deps.validator.dryRun(tpl)
       if (dry === 'skipped') {
-        set({ type: C.DryRunRendered, status: 'False', reason: Reason.DryRunSkipped, message: 'some parameters have no literal default; the first render happens per instance' })
+        set({
+          type: C.DryRunRendered,
+          status: 'False',
+          reason: Reason.DryRunSkipped,
+          message: 'some parameters have no literal default; the first render happens per instance',
+        })
       } else if (dry.ok) {
         set({ type: C.DryRunRendered, status: 'True', reason: Reason.RenderSucceeded, message: '' })
       } else {
@@ -104,7 +114,12 @@ export class TemplateReconciler {
     }
     const next: TemplateStatus = { ...prev, conditions: [...conds], phase: deriveTemplatePhase(conds) }
     if (gen !== undefined) next.observedGeneration = gen
-    await writeStatus(this.deps.client, templateStatusPath(namespace, name), prev as Record<string, unknown>, next as Record<string, unknown>)
+    await writeStatus(
+      this.deps.client,
+      templateStatusPath(namespace, name),
+      prev as Record<string, unknown>,
+      next as Record<string, unknown>,
+    )
     return {}
   }
 }

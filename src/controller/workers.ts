@@ -27,7 +27,12 @@ const noLog: LogFn = () => {}
  * Runs n workers (at least 1) until the queue is shut down, then resolves
  * once every worker has finished its current key.
  */
-export async function runWorkers<K extends string>(queue: WorkQueue<K>, n: number, handler: KeyHandler<K>, opts: RunWorkersOptions = {}): Promise<void> {
+export async function runWorkers<K extends string>(
+  queue: WorkQueue<K>,
+  n: number,
+  handler: KeyHandler<K>,
+  opts: RunWorkersOptions = {},
+): Promise<void> {
   const log = opts.log ?? noLog
   const safeLog: LogFn = (level, msg, fields) => {
     try {
@@ -52,7 +57,13 @@ export async function runWorkers<K extends string>(queue: WorkQueue<K>, n: numbe
         const after = result?.requeueAfterMs
         if (after !== undefined && after >= 0) queue.addAfter(key, after)
       } catch (err) {
-        safeLog('error', 'processing failed; retrying with backoff', { queue: queue.name, worker: id, key, requeues: queue.numRequeues(key), err })
+        safeLog('error', 'processing failed; retrying with backoff', {
+          queue: queue.name,
+          worker: id,
+          key,
+          requeues: queue.numRequeues(key),
+          err,
+        })
         queue.addRateLimited(key)
       } finally {
         queue.done(key)

@@ -25,8 +25,7 @@ export function parseFieldPath(entry: string): Segment[] {
 
 /** Like parseFieldPath; `index` (the entry's place in its list) is recorded on errors. */
 export function parseEntry(entry: string, index: number | undefined): Segment[] {
-  const fail = (position: number, detail: string): FieldPathError =>
-    new FieldPathError(entry, position, detail, index)
+  const fail = (position: number, detail: string): FieldPathError => new FieldPathError(entry, position, detail, index)
   if (typeof entry !== 'string') {
     throw new FieldPathError(String(entry), 0, `an entry must be a string, got ${typeof entry}`, index)
   }
@@ -111,9 +110,12 @@ function readQuoted(entry: string, open: number, out: Segment[], fail: Fail): nu
     if (c === '\\') {
       const next = entry[i + 1]
       if (next !== '\\' && next !== "'" && next !== '"') {
-        throw fail(i, next === undefined
-          ? 'the entry ends with a backslash inside a quoted key'
-          : `unknown escape "\\${next}" inside a quoted key; only \\\\, \\' and \\" are allowed`)
+        throw fail(
+          i,
+          next === undefined
+            ? 'the entry ends with a backslash inside a quoted key'
+            : `unknown escape "\\${next}" inside a quoted key; only \\\\, \\' and \\" are allowed`,
+        )
       }
       key += entry.slice(chunk, i) + next
       i++

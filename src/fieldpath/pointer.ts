@@ -21,5 +21,8 @@ export function escapeToken(token: string): string {
 export function pointerTokens(pointer: string): string[] {
   if (pointer === '') return []
   // Order matters again, reversed: "~1" first, so "~01" decodes to "~1", not "/".
-  return pointer.slice(1).split('/').map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~'))
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~'))
 }

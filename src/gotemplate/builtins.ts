@@ -118,15 +118,23 @@ function callBuiltin(fn: GoValue): GoValue {
 const spec = (fn: GoFuncSpec['fn'], params: GoFuncSpec['params'], variadic?: GoFuncSpec['variadic']): GoFuncSpec =>
   Object.freeze(variadic === undefined ? { fn, params } : { fn, params, variadic })
 
-export const andSpec = spec((...a) => {
-  for (const v of a) if (!isTrue(v)) return v
-  return a[a.length - 1]
-}, ['value'], 'value')
+export const andSpec = spec(
+  (...a) => {
+    for (const v of a) if (!isTrue(v)) return v
+    return a[a.length - 1]
+  },
+  ['value'],
+  'value',
+)
 
-export const orSpec = spec((...a) => {
-  for (const v of a) if (isTrue(v)) return v
-  return a[a.length - 1]
-}, ['value'], 'value')
+export const orSpec = spec(
+  (...a) => {
+    for (const v of a) if (isTrue(v)) return v
+    return a[a.length - 1]
+  },
+  ['value'],
+  'value',
+)
 
 export const callSpec = spec((fn) => callBuiltin(fn), ['value'], 'value')
 

@@ -95,8 +95,8 @@ export class ExecError extends Error {
       opts.unnamed === true
         ? 'template: '
         : opts.action === undefined
-        ? `template: ${opts.executing}: `
-        : `template: ${opts.templateName}:${opts.line}:${opts.column}: executing ${quote(opts.executing)} at <${opts.action}>: `
+          ? `template: ${opts.executing}: `
+          : `template: ${opts.templateName}:${opts.line}:${opts.column}: executing ${quote(opts.executing)} at <${opts.action}>: `
     super(where + opts.detail, opts.cause === undefined ? undefined : { cause: opts.cause })
     this.name = 'ExecError'
     this.code = opts.code

@@ -82,7 +82,15 @@ export function queryEscape(s: string): string {
   let out = ''
   for (const b of encoder.encode(s)) {
     const c = String.fromCharCode(b)
-    if ((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || c === '-' || c === '_' || c === '.' || c === '~') {
+    if (
+      (b >= 0x30 && b <= 0x39) ||
+      (b >= 0x41 && b <= 0x5a) ||
+      (b >= 0x61 && b <= 0x7a) ||
+      c === '-' ||
+      c === '_' ||
+      c === '.' ||
+      c === '~'
+    ) {
       out += c
     } else if (b === 0x20) out += '+'
     else out += '%' + upperHex[b >> 4] + upperHex[b & 15]

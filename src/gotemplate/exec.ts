@@ -605,7 +605,11 @@ export class Executor {
       }
       this.fail(`error calling ${name}: ${message}`, 'TEMPLATE_EXEC', e)
     }
-    if (typeof result === 'string' && result.length > this.limits.maxOutputBytes / 3 && Buffer.byteLength(result) > this.limits.maxOutputBytes) {
+    if (
+      typeof result === 'string' &&
+      result.length > this.limits.maxOutputBytes / 3 &&
+      Buffer.byteLength(result) > this.limits.maxOutputBytes
+    ) {
       this.node = node
       this.fail(`error calling ${name}: result exceeds the limit of ${this.limits.maxOutputBytes} bytes`, 'TEMPLATE_OUTPUT_LIMIT')
     }

@@ -502,7 +502,6 @@ class Lexer {
   }
 }
 
-
 export function lex(input: string): Token[] {
   return new Lexer(input).run()
 }

@@ -16,16 +16,7 @@
 // Maps are plain objects created with Object.create(null) so that keys such as
 // "__proto__" or "constructor" are ordinary data and never reach a prototype.
 
-export type GoValue =
-  | bigint
-  | number
-  | string
-  | boolean
-  | null
-  | undefined
-  | readonly GoValue[]
-  | GoMap
-  | GoTime
+export type GoValue = bigint | number | string | boolean | null | undefined | readonly GoValue[] | GoMap | GoTime
 
 export interface GoMap {
   [key: string]: GoValue

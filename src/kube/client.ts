@@ -132,7 +132,8 @@ export class KubeClient {
         new Promise<IncomingMessage>((resolve, reject) => {
           const req = (this.isHttps ? httpsRequest : httpRequest)(opts, resolve)
           req.on('error', reject)
-          if (init.timeoutMs) req.setTimeout(init.timeoutMs, () => req.destroy(new Error(`${method} ${path}: timed out after ${init.timeoutMs} ms`)))
+          if (init.timeoutMs)
+            req.setTimeout(init.timeoutMs, () => req.destroy(new Error(`${method} ${path}: timed out after ${init.timeoutMs} ms`)))
           if (init.body !== undefined) req.write(typeof init.body === 'string' ? init.body : JSON.stringify(init.body))
           req.end()
         }),

@@ -185,7 +185,9 @@ export class EventRecorder {
     }
     const key = JSON.stringify([objectKey, type, reason, message])
     const prev = this.chains.get(key) ?? Promise.resolve()
-    const next = prev.then(() => this.write(key, obj, type, reason, message)).catch((err: unknown) => this.fail('could not record an event', obj, reason, err))
+    const next = prev
+      .then(() => this.write(key, obj, type, reason, message))
+      .catch((err: unknown) => this.fail('could not record an event', obj, reason, err))
     this.chains.set(key, next)
     this.inFlight.add(next)
     void next.finally(() => {
@@ -219,10 +221,14 @@ export class EventRecorder {
     const agg = this.aggregates.get(key)
     if (agg && now - agg.lastMs <= this.windowMs) {
       try {
-        await this.client.request('PATCH', `/api/v1/namespaces/${encodeURIComponent(agg.namespace)}/events/${encodeURIComponent(agg.name)}`, {
-          body: { count: agg.count + 1, lastTimestamp: formatTime(now) },
-          contentType: CONTENT_MERGE,
-        })
+        await this.client.request(
+          'PATCH',
+          `/api/v1/namespaces/${encodeURIComponent(agg.namespace)}/events/${encodeURIComponent(agg.name)}`,
+          {
+            body: { count: agg.count + 1, lastTimestamp: formatTime(now) },
+            contentType: CONTENT_MERGE,
+          },
+        )
         agg.count++
         agg.lastMs = now
         touch(this.aggregates, key, agg, this.cacheSize)

@@ -21,7 +21,11 @@ export function inClusterAvailable(env: Readonly<Record<string, string | undefin
   return Boolean(env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT && existsSync(join(dir, 'token')))
 }
 
-export function inClusterConfig(env: Readonly<Record<string, string | undefined>>, dir = SERVICE_ACCOUNT_DIR, now: () => number = Date.now): ClusterConfig {
+export function inClusterConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  dir = SERVICE_ACCOUNT_DIR,
+  now: () => number = Date.now,
+): ClusterConfig {
   const host = env.KUBERNETES_SERVICE_HOST
   const port = env.KUBERNETES_SERVICE_PORT
   if (!host || !port) throw new Error('not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set')

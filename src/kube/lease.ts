@@ -109,7 +109,13 @@ export function defaultIdentity(host: string = hostname()): string {
 
 /** The part of a record whose change proves the holder is alive. */
 const recordKey = (s: LeaseSpec | undefined): string =>
-  JSON.stringify([s?.holderIdentity ?? '', s?.renewTime ?? '', s?.acquireTime ?? '', s?.leaseTransitions ?? 0, s?.leaseDurationSeconds ?? 0])
+  JSON.stringify([
+    s?.holderIdentity ?? '',
+    s?.renewTime ?? '',
+    s?.acquireTime ?? '',
+    s?.leaseTransitions ?? 0,
+    s?.leaseDurationSeconds ?? 0,
+  ])
 
 /**
  * Whether a record observed unchanged since observedAt has expired at now.
@@ -228,7 +234,8 @@ export class LeaderElector {
       if (stop.aborted) return
       const r = await this.tryAcquireOrRenew(this.clock.now() + this.renewDeadlineMs, stop)
       if (r.kind === 'held') break
-      if (r.kind === 'error' && !stop.aborted) this.log('warn', 'could not read or write the leader election lease', { lease, identity: this.identity, err: r.error })
+      if (r.kind === 'error' && !stop.aborted)
+        this.log('warn', 'could not read or write the leader election lease', { lease, identity: this.identity, err: r.error })
       await this.clock.sleep(this.retryPeriodMs * (1 + this.random() * this.jitter), stop)
     }
     if (stop.aborted) {
@@ -276,7 +283,11 @@ export class LeaderElector {
         break
       }
       lastOk = false
-      this.log('warn', 'failed to renew the leader election lease', { lease, identity: this.identity, err: r.kind === 'error' ? r.error : 'conflict' })
+      this.log('warn', 'failed to renew the leader election lease', {
+        lease,
+        identity: this.identity,
+        err: r.kind === 'error' ? r.error : 'conflict',
+      })
       if (this.clock.now() >= deadline) {
         why = `no successful renewal for ${this.renewDeadlineMs} ms`
         break
@@ -339,13 +350,23 @@ export class LeaderElector {
         apiVersion: 'coordination.k8s.io/v1',
         kind: 'Lease',
         metadata: { name: this.name, namespace: this.namespace },
-        spec: { holderIdentity: this.identity, leaseDurationSeconds: this.leaseSeconds, acquireTime: stamp, renewTime: stamp, leaseTransitions: 0 },
+        spec: {
+          holderIdentity: this.identity,
+          leaseDurationSeconds: this.leaseSeconds,
+          acquireTime: stamp,
+          renewTime: stamp,
+          leaseTransitions: 0,
+        },
       }
       try {
-        const created = await this.client.request<Lease>('POST', `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(this.namespace)}/leases`, {
-          timeoutMs: timeoutMs(),
-          body,
-        })
+        const created = await this.client.request<Lease>(
+          'POST',
+          `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(this.namespace)}/leases`,
+          {
+            timeoutMs: timeoutMs(),
+            body,
+          },
+        )
         this.lease = created
         this.observe(created.spec)
         return { kind: 'held' }
@@ -397,7 +418,11 @@ export class LeaderElector {
     } catch (err) {
       // 409: someone wrote the Lease after our last renewal, so it is no longer ours to release.
       const level: LogLevel = err instanceof KubeApiError && err.code === 409 ? 'debug' : 'warn'
-      this.log(level, 'could not release the leader election lease', { lease: `${this.namespace}/${this.name}`, identity: this.identity, err })
+      this.log(level, 'could not release the leader election lease', {
+        lease: `${this.namespace}/${this.name}`,
+        identity: this.identity,
+        err,
+      })
     }
   }
 }

@@ -90,7 +90,12 @@ export class ObjectClient {
 
   /** Server-side apply of an intent object; returns the resulting (or would-be) object. */
   async apply(obj: KubeObject, opts: ApplyOptions): Promise<KubeObject> {
-    const path = await this.path({ apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name, ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}) })
+    const path = await this.path({
+      apiVersion: obj.apiVersion,
+      kind: obj.kind,
+      name: obj.metadata.name,
+      ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}),
+    })
     const query: Query = { fieldManager: opts.fieldManager, force: opts.force ?? true }
     if (opts.dryRun) query.dryRun = 'All'
     return this.client.request<KubeObject>('PATCH', path, { body: obj, contentType: CONTENT_APPLY, query })
@@ -99,7 +104,11 @@ export class ObjectClient {
   /** Deletes an object; a missing object is not an error. Returns false when it was already gone. */
   async delete(ref: ObjectRef, opts: { uid?: string; propagationPolicy?: 'Background' | 'Foreground' | 'Orphan' } = {}): Promise<boolean> {
     const path = await this.path(ref)
-    const body: Record<string, unknown> = { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: opts.propagationPolicy ?? 'Background' }
+    const body: Record<string, unknown> = {
+      apiVersion: 'v1',
+      kind: 'DeleteOptions',
+      propagationPolicy: opts.propagationPolicy ?? 'Background',
+    }
     // A UID precondition makes sure we delete the object we own, never a
     // same-named successor created by someone else.
     if (opts.uid) body.preconditions = { uid: opts.uid }
@@ -120,7 +129,12 @@ export class ObjectClient {
     const list = obj.metadata.finalizers ?? []
     const idx = list.indexOf(finalizer)
     if (idx < 0) return
-    const path = await this.path({ apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name, ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}) })
+    const path = await this.path({
+      apiVersion: obj.apiVersion,
+      kind: obj.kind,
+      name: obj.metadata.name,
+      ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}),
+    })
     const patch = [
       { op: 'test', path: `/metadata/finalizers/${idx}`, value: finalizer },
       { op: 'remove', path: `/metadata/finalizers/${idx}` },

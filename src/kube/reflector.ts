@@ -77,7 +77,8 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
 
 export class Reflector<T extends KubeObjectLike = KubeObjectLike> {
   private readonly client: KubeClient
-  private readonly opts: Required<Omit<ReflectorOptions<T>, 'labelSelector' | 'fieldSelector' | 'transform' | 'onRecover'>> & ReflectorOptions<T>
+  private readonly opts: Required<Omit<ReflectorOptions<T>, 'labelSelector' | 'fieldSelector' | 'transform' | 'onRecover'>> &
+    ReflectorOptions<T>
   private readonly store = new ObjectStore<T>()
   private readonly emitter = new EventEmitter()
   private readonly stopController = new AbortController()
@@ -191,7 +192,12 @@ export class Reflector<T extends KubeObjectLike = KubeObjectLike> {
     let rv = ''
     do {
       const page = await this.client.request<ListResponse>('GET', this.opts.path, {
-        query: { limit: this.opts.pageSize, continue: cont, labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector },
+        query: {
+          limit: this.opts.pageSize,
+          continue: cont,
+          labelSelector: this.opts.labelSelector,
+          fieldSelector: this.opts.fieldSelector,
+        },
         signal,
       })
       for (const item of page.items ?? []) {
@@ -259,12 +265,15 @@ export class Reflector<T extends KubeObjectLike = KubeObjectLike> {
     let gone = false
     let stalled = false
     this.lastActivity = Date.now()
-    const watchdog = setInterval(() => {
-      if (Date.now() - this.lastActivity > this.opts.stallMs) {
-        stalled = true
-        ac.abort()
-      }
-    }, Math.min(5_000, this.opts.stallMs / 4))
+    const watchdog = setInterval(
+      () => {
+        if (Date.now() - this.lastActivity > this.opts.stallMs) {
+          stalled = true
+          ac.abort()
+        }
+      },
+      Math.min(5_000, this.opts.stallMs / 4),
+    )
     try {
       await this.client.watch(
         this.opts.path,

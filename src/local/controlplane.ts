@@ -125,8 +125,22 @@ function openssl(cwd: string, args: string[]): void {
 function makeCa(dir: string): void {
   openssl(dir, ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'ca.key'])
   openssl(dir, [
-    'req', '-x509', '-new', '-key', 'ca.key', '-sha256', '-days', '30', '-subj', '/CN=template-sync-test-ca',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-out', 'ca.crt',
+    'req',
+    '-x509',
+    '-new',
+    '-key',
+    'ca.key',
+    '-sha256',
+    '-days',
+    '30',
+    '-subj',
+    '/CN=template-sync-test-ca',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+    '-out',
+    'ca.crt',
   ])
 }
 
@@ -135,8 +149,22 @@ function issueCert(dir: string, name: string, subject: string, ext: string): voi
   openssl(dir, ['req', '-new', '-key', `${name}.key`, '-subj', subject, '-out', `${name}.csr`])
   writeFileSync(join(dir, `${name}.ext`), ext)
   openssl(dir, [
-    'x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '30',
-    '-sha256', '-extfile', `${name}.ext`, '-out', `${name}.crt`,
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-days',
+    '30',
+    '-sha256',
+    '-extfile',
+    `${name}.ext`,
+    '-out',
+    `${name}.crt`,
   ])
 }
 
@@ -152,17 +180,13 @@ interface Probe {
 function get(url: string, tls?: { ca: string; cert?: string; key?: string }): Promise<Probe> {
   return new Promise((res) => {
     const u = new URL(url)
-    const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(
-      u,
-      { method: 'GET', timeout: 5000, ...(tls ?? {}) },
-      (r) => {
-        let body = ''
-        r.setEncoding('utf8')
-        r.on('data', (c: string) => (body += c))
-        r.on('end', () => res({ status: r.statusCode ?? 0, body }))
-        r.on('error', () => res({ status: 0, body: '' }))
-      },
-    )
+    const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(u, { method: 'GET', timeout: 5000, ...(tls ?? {}) }, (r) => {
+      let body = ''
+      r.setEncoding('utf8')
+      r.on('data', (c: string) => (body += c))
+      r.on('end', () => res({ status: r.statusCode ?? 0, body }))
+      r.on('error', () => res({ status: 0, body: '' }))
+    })
     req.on('timeout', () => req.destroy(new Error('timeout')))
     req.on('error', (e) => res({ status: 0, body: String(e) }))
     req.end()
@@ -177,7 +201,13 @@ function tail(file: string, lines = 40): string {
   }
 }
 
-async function waitFor(what: string, timeoutMs: number, child: ChildProcess | undefined, logFile: string | undefined, check: () => Promise<boolean>): Promise<void> {
+async function waitFor(
+  what: string,
+  timeoutMs: number,
+  child: ChildProcess | undefined,
+  logFile: string | undefined,
+  check: () => Promise<boolean>,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     if (await check()) return
@@ -226,7 +256,12 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   // Throwaway PKI: one CA signs the API server's serving cert, the admin client
   // cert and webhook serving certs; a separate RSA key signs service-account tokens.
   makeCa(pki)
-  issueCert(pki, 'apiserver', '/CN=kube-apiserver', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\n')
+  issueCert(
+    pki,
+    'apiserver',
+    '/CN=kube-apiserver',
+    'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\n',
+  )
   issueCert(pki, 'admin', '/O=system:masters/CN=template-sync-admin', 'extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\n')
   openssl(pki, ['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', 'sa.key'])
   openssl(pki, ['pkey', '-in', 'sa.key', '-pubout', '-out', 'sa.pub'])
@@ -326,8 +361,20 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       const api = launch('kube-apiserver', apiArgs)
       const apiLog = join(workDir, 'kube-apiserver.log')
       const tls = { ca: caPem, cert: adminCert, key: adminKey }
-      await waitFor('kube-apiserver /readyz', timeout, api, apiLog, async () => (await get(`${server}/readyz`, { ca: caPem })).status === 200)
-      await waitFor('kube-apiserver namespace default', timeout, api, apiLog, async () => (await get(`${server}/api/v1/namespaces/default`, tls)).status === 200)
+      await waitFor(
+        'kube-apiserver /readyz',
+        timeout,
+        api,
+        apiLog,
+        async () => (await get(`${server}/readyz`, { ca: caPem })).status === 200,
+      )
+      await waitFor(
+        'kube-apiserver namespace default',
+        timeout,
+        api,
+        apiLog,
+        async () => (await get(`${server}/api/v1/namespaces/default`, tls)).status === 200,
+      )
     }
     await startApi()
     log(`kube-apiserver ready after ${Date.now() - t0} ms`)
@@ -365,8 +412,14 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
         '--use-service-account-credentials=false',
         '--v=1',
       ])
-      await waitFor('kube-controller-manager (default ServiceAccount)', timeout, kcm, join(workDir, 'kube-controller-manager.log'), async () =>
-        (await get(`${server}/api/v1/namespaces/default/serviceaccounts/default`, { ca: caPem, cert: adminCert, key: adminKey })).status === 200,
+      await waitFor(
+        'kube-controller-manager (default ServiceAccount)',
+        timeout,
+        kcm,
+        join(workDir, 'kube-controller-manager.log'),
+        async () =>
+          (await get(`${server}/api/v1/namespaces/default/serviceaccounts/default`, { ca: caPem, cert: adminCert, key: adminKey }))
+            .status === 200,
       )
       log(`kube-controller-manager ready after ${Date.now() - t0} ms`)
     }
@@ -382,7 +435,12 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       pids,
       startMs,
       issueServingCert(name, sans) {
-        issueCert(pki, name, `/CN=${name}`, `subjectAltName=${sanList(sans)}\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\n`)
+        issueCert(
+          pki,
+          name,
+          `/CN=${name}`,
+          `subjectAltName=${sanList(sans)}\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\n`,
+        )
         const certPath = join(pki, `${name}.crt`)
         const keyPath = join(pki, `${name}.key`)
         return { certPath, keyPath, certPem: readFileSync(certPath, 'utf8'), keyPem: readFileSync(keyPath, 'utf8') }

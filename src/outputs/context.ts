@@ -57,7 +57,11 @@ function recordedValues(resolved: readonly ResolvedParameter[]): Record<string, 
 }
 
 function jsonRecord(o: Readonly<Record<string, unknown>>): Record<string, ParameterValue> {
-  return Object.fromEntries(Object.entries(o).filter(([, e]) => e !== undefined).map(([k, e]) => [k, jsonCopy(e)]))
+  return Object.fromEntries(
+    Object.entries(o)
+      .filter(([, e]) => e !== undefined)
+      .map(([k, e]) => [k, jsonCopy(e)]),
+  )
 }
 
 /** A plain JSON copy (Object.fromEntries keeps a "__proto__" key as data). */

@@ -42,7 +42,11 @@ type Report = (reason: OutputFailureReason, message: string, field?: string) => 
 
 export function extractOutputs(input: ExtractInput): ExtractResult {
   if (input.outputs.length === 0) {
-    return { values: {}, problems: [], condition: { status: 'True', reason: Reason.NoOutputs, message: 'the Template declares no outputs' } }
+    return {
+      values: {},
+      problems: [],
+      condition: { status: 'True', reason: Reason.NoOutputs, message: 'the Template declares no outputs' },
+    }
   }
   const scope = templateScope(input)
   const problems: OutputProblem[] = []
@@ -67,7 +71,11 @@ function claimFields(output: TemplateOutput, owners: Map<string, string>, report
     const owner = owners.get(field.name)
     if (owner !== undefined) {
       const by = owner === output.name ? 'this output' : `output ${JSON.stringify(owner)}`
-      report(Reason.OutputExtractionFailed, `${outputLabel(output)} field ${JSON.stringify(field.name)}: the name is already used by ${by}; field names must be unique across all outputs`, field.name)
+      report(
+        Reason.OutputExtractionFailed,
+        `${outputLabel(output)} field ${JSON.stringify(field.name)}: the name is already used by ${by}; field names must be unique across all outputs`,
+        field.name,
+      )
       continue
     }
     owners.set(field.name, output.name)
@@ -177,13 +185,17 @@ function forEachTargets(
   // A path that selects one node must select the list itself; a multi path iterates over its matches.
   const items = part.multi ? nodes : Array.isArray(first) ? first : undefined
   if (items === undefined) {
-    report(Reason.OutputExtractionFailed, `${label}: forEach jsonPath ${JSON.stringify(jsonPath)} selected ${typeof first === 'object' ? 'a map' : `a ${typeof first}`}, not a list, in ${where}`)
+    report(
+      Reason.OutputExtractionFailed,
+      `${label}: forEach jsonPath ${JSON.stringify(jsonPath)} selected ${typeof first === 'object' ? 'a map' : `a ${typeof first}`}, not a list, in ${where}`,
+    )
     return undefined
   }
   const targets: Target[] = []
   for (const [index, item] of items.entries()) {
     const at = `${where}, forEach element ${index}`
-    const key = keyParts === undefined ? String(index) : renderKey(output, keyParts, keyData(scope, object, { item, index }), at, scope, report)
+    const key =
+      keyParts === undefined ? String(index) : renderKey(output, keyParts, keyData(scope, object, { item, index }), at, scope, report)
     if (key !== undefined) targets.push({ key, data: item, where: at })
   }
   return uniqueKeys(output, targets, report)
@@ -240,7 +252,13 @@ function uniqueKeys(output: TemplateOutput, targets: readonly Target[], report: 
 }
 
 /** Evaluates one field on every target; returns how many values it wrote. */
-function extractField(output: TemplateOutput, field: OutputField, targets: readonly Target[], values: OutputValues, report: Report): number {
+function extractField(
+  output: TemplateOutput,
+  field: OutputField,
+  targets: readonly Target[],
+  values: OutputValues,
+  report: Report,
+): number {
   const label = `${outputLabel(output)} field ${JSON.stringify(field.name)}`
   const fail = (message: string): void => report(Reason.OutputExtractionFailed, `${label}${message}`, field.name)
   let parts: TemplatePart[]

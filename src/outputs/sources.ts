@@ -74,7 +74,9 @@ export function resolveSource(
     if (!ns.ok) return fail(ns.reason, ns.message)
     const same = (r: OutputObjectRef): boolean => r.apiVersion === from.apiVersion && r.kind === from.kind && r.name === name.text
     // Without from.namespace a cluster-scoped object (rendered without a namespace) matches too.
-    const ref = rendered.find((r) => same(r) && (r.namespace ?? '') === ns.text) ?? (explicit ? undefined : rendered.find((r) => same(r) && !r.namespace))
+    const ref =
+      rendered.find((r) => same(r) && (r.namespace ?? '') === ns.text) ??
+      (explicit ? undefined : rendered.find((r) => same(r) && !r.namespace))
     if (ref === undefined) {
       const wanted = describeRef({ apiVersion: from.apiVersion, kind: from.kind, name: name.text, namespace: ns.text })
       return fail(Reason.OutputSourceNotFound, `from names ${wanted}, which is not among the objects this instance renders`)
@@ -104,13 +106,16 @@ function renderName(template: string, what: string, scope: TemplateScope): NameR
   try {
     parts = parseTemplate(template)
   } catch (err) {
-    if (err instanceof OutputTemplateError) return { ok: false, reason: Reason.OutputExtractionFailed, message: `${where} is invalid: ${err.message}` }
+    if (err instanceof OutputTemplateError)
+      return { ok: false, reason: Reason.OutputExtractionFailed, message: `${where} is invalid: ${err.message}` }
     throw err
   }
   const unavailable = scope.unavailable(parts)
-  if (unavailable !== undefined) return { ok: false, reason: Reason.OutputParameterNotExposed, message: `${where} cannot be resolved: ${unavailable}` }
+  if (unavailable !== undefined)
+    return { ok: false, reason: Reason.OutputParameterNotExposed, message: `${where} cannot be resolved: ${unavailable}` }
   const r = renderTemplate(parts, scope.names)
-  if (!r.ok) return { ok: false, reason: Reason.OutputExtractionFailed, message: `${where}: ${r.unmatched} matched nothing in the render context` }
+  if (!r.ok)
+    return { ok: false, reason: Reason.OutputExtractionFailed, message: `${where}: ${r.unmatched} matched nothing in the render context` }
   if (r.text === '') return { ok: false, reason: Reason.OutputExtractionFailed, message: `${where} resolved to an empty string` }
   return { ok: true, text: r.text }
 }

@@ -21,7 +21,10 @@ export type Rendered = { readonly ok: true; readonly text: string } | { readonly
 /** Every node `part` selects in `data`, as JSON copies; empty when nothing matches. */
 export function selectNodes(data: unknown, part: ExprPart): ParameterValue[] {
   // "{.}" on a scalar (a forEach element of a list of strings): evaluateObjectField only walks objects.
-  if (part.steps.length === 0 && (typeof data === 'string' || typeof data === 'boolean' || (typeof data === 'number' && Number.isFinite(data)))) {
+  if (
+    part.steps.length === 0 &&
+    (typeof data === 'string' || typeof data === 'boolean' || (typeof data === 'number' && Number.isFinite(data)))
+  ) {
     return [data]
   }
   try {

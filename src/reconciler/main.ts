@@ -34,19 +34,31 @@ const FLAGS = {
   kubeconfig: { env: 'TEMPLATE_SYNC_KUBECONFIG', help: 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config, then in-cluster)' },
   'health-address': { env: 'TEMPLATE_SYNC_HEALTH_ADDRESS', help: 'address of the plain-HTTP health and metrics listener' },
   'health-port': { env: 'TEMPLATE_SYNC_HEALTH_PORT', help: 'port of the health and metrics listener (default 8082)' },
-  'leader-election-namespace': { env: 'TEMPLATE_SYNC_LEADER_ELECTION_NAMESPACE', help: 'namespace of the leader-election Lease (default: the pod namespace, else default)' },
-  'leader-election-name': { env: 'TEMPLATE_SYNC_LEADER_ELECTION_NAME', help: 'name of the leader-election Lease (default template-sync-reconciler)' },
+  'leader-election-namespace': {
+    env: 'TEMPLATE_SYNC_LEADER_ELECTION_NAMESPACE',
+    help: 'namespace of the leader-election Lease (default: the pod namespace, else default)',
+  },
+  'leader-election-name': {
+    env: 'TEMPLATE_SYNC_LEADER_ELECTION_NAME',
+    help: 'name of the leader-election Lease (default template-sync-reconciler)',
+  },
   'lease-duration-seconds': { env: 'TEMPLATE_SYNC_LEASE_DURATION_SECONDS', help: 'lease duration (default 15)' },
   workers: { env: 'TEMPLATE_SYNC_WORKERS', help: 'concurrent TemplateInstance reconciles (default 8)' },
   'log-level': { env: 'TEMPLATE_SYNC_LOG_LEVEL', help: 'fatal, error, warn, info, debug, trace or silent (default info)' },
 } as const
 
 export function reconcilerUsage(): string {
-  return ['usage: template-sync reconciler [flags]', '', ...Object.entries(FLAGS).map(([f, s]) => `  --${f.padEnd(26)} ${s.help} [$${s.env}]`), ''].join('\n')
+  return [
+    'usage: template-sync reconciler [flags]',
+    '',
+    ...Object.entries(FLAGS).map(([f, s]) => `  --${f.padEnd(26)} ${s.help} [$${s.env}]`),
+    '',
+  ].join('\n')
 }
 
 function int(v: string, what: string, min: number, max: number): number {
-  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new ReconcilerConfigError(`${what} must be an integer in ${min}..${max}, got ${JSON.stringify(v)}`)
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
+    throw new ReconcilerConfigError(`${what} must be an integer in ${min}..${max}, got ${JSON.stringify(v)}`)
   return Number(v)
 }
 
@@ -54,14 +66,17 @@ export function parseReconcilerConfig(argv: readonly string[], env: Readonly<Rec
   let flags: Partial<Record<keyof typeof FLAGS, string>>
   try {
     const options = Object.fromEntries(Object.keys(FLAGS).map((k) => [k, { type: 'string' as const }]))
-    flags = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values as Partial<Record<keyof typeof FLAGS, string>>
+    flags = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values as Partial<
+      Record<keyof typeof FLAGS, string>
+    >
   } catch (e) {
     throw new ReconcilerConfigError(`${(e as Error).message}\n${reconcilerUsage()}`)
   }
   const get = (k: keyof typeof FLAGS): string | undefined => flags[k] ?? env[FLAGS[k].env]
   const leaseSeconds = int(get('lease-duration-seconds') ?? '15', '--lease-duration-seconds', 2, 3600)
   const logLevel = get('log-level') ?? 'info'
-  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new ReconcilerConfigError(`--log-level: unknown level ${JSON.stringify(logLevel)}`)
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel))
+    throw new ReconcilerConfigError(`--log-level: unknown level ${JSON.stringify(logLevel)}`)
   return {
     kubeconfig: get('kubeconfig'),
     healthHost: get('health-address') ?? '0.0.0.0',
@@ -106,10 +121,18 @@ export async function runReconciler(options: RunReconcilerOptions): Promise<numb
     ;(options.log ?? pino()).fatal({ err: e }, 'invalid reconciler settings')
     return 2
   }
-  const log = options.log ?? pino({ level: config.logLevel, base: { component: 'template-sync-reconciler' }, timestamp: pino.stdTimeFunctions.isoTime })
-  const client = config.kubeconfig ? KubeClient.fromFile(config.kubeconfig, 'template-sync-reconciler') : KubeClient.fromDefault('template-sync-reconciler')
+  const log =
+    options.log ??
+    pino({ level: config.logLevel, base: { component: 'template-sync-reconciler' }, timestamp: pino.stdTimeFunctions.isoTime })
+  const client = config.kubeconfig
+    ? KubeClient.fromFile(config.kubeconfig, 'template-sync-reconciler')
+    : KubeClient.fromDefault('template-sync-reconciler')
   const registry = new Registry()
-  const requests = registry.counter({ name: 'template_sync_kube_requests_total', help: 'Kubernetes API requests made by the reconciler, by verb (dry-runs and watches apart)', labelNames: ['verb'] })
+  const requests = registry.counter({
+    name: 'template_sync_kube_requests_total',
+    help: 'Kubernetes API requests made by the reconciler, by verb (dry-runs and watches apart)',
+    labelNames: ['verb'],
+  })
   const seen: Record<string, number> = {}
   registry.onCollect(() => {
     for (const [verb, n] of Object.entries(client.counter.byVerb)) {
@@ -118,7 +141,11 @@ export async function runReconciler(options: RunReconcilerOptions): Promise<numb
     }
   })
   const identity = `${options.env.POD_NAME ?? hostname()}-${Math.random().toString(36).slice(2, 8)}`
-  const recorder = new EventRecorder({ client, reportingInstance: identity, log: (level, msg, fields) => log[level]({ ...(fields ?? {}) }, msg) })
+  const recorder = new EventRecorder({
+    client,
+    reportingInstance: identity,
+    log: (level, msg, fields) => log[level]({ ...(fields ?? {}) }, msg),
+  })
   let manager: Manager | undefined
   let leading = false
   let stopping = false
@@ -149,11 +176,21 @@ export async function runReconciler(options: RunReconcilerOptions): Promise<numb
       onStartedLeading: async (signal) => {
         leading = true
         log.info({ identity, lease: `${config.leaseNamespace}/${config.leaseName}` }, 'became leader; starting reconcilers')
-        manager = new Manager({ client, pipeline: createRenderPipeline(client), validator: createTemplateValidator(), events: eventSink(recorder), log, registry, workers: config.workers })
+        manager = new Manager({
+          client,
+          pipeline: createRenderPipeline(client),
+          validator: createTemplateValidator(),
+          events: eventSink(recorder),
+          log,
+          registry,
+          workers: config.workers,
+        })
         const m = manager
         signal.addEventListener('abort', () => void m.shutdown(), { once: true })
         await m.start()
-        await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })))
+        await new Promise<void>((resolve) =>
+          signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
+        )
         await m.shutdown()
       },
       onStoppedLeading: () => {
@@ -179,11 +216,14 @@ export async function runReconciler(options: RunReconcilerOptions): Promise<numb
       process.once('SIGTERM', () => stop('SIGTERM'))
       process.once('SIGINT', () => stop('SIGINT'))
     }
-    void elector.run().then(() => resolve(), (e: unknown) => {
-      log.error({ err: e }, 'leader election failed')
-      exitCode = 1
-      resolve()
-    })
+    void elector.run().then(
+      () => resolve(),
+      (e: unknown) => {
+        log.error({ err: e }, 'leader election failed')
+        exitCode = 1
+        resolve()
+      },
+    )
   })
   await done
   await recorder.flush()

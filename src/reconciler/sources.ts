@@ -29,14 +29,22 @@ export function apiParameterSources(client: KubeClient, mapper: RestMapper): Par
   return {
     async secretValue(namespace, name, key) {
       const what = `Secret ${namespace}/${name}`
-      const s = await getOrSourceError<DataObject>(client, `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`, what)
+      const s = await getOrSourceError<DataObject>(
+        client,
+        `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`,
+        what,
+      )
       const v = s.data?.[key]
       if (v === undefined) throw new SourceError(`${what} has no key ${JSON.stringify(key)}`)
       return Buffer.from(v, 'base64').toString('utf8')
     },
     async configMapValue(namespace, name, key) {
       const what = `ConfigMap ${namespace}/${name}`
-      const cm = await getOrSourceError<DataObject>(client, `/api/v1/namespaces/${encodeURIComponent(namespace)}/configmaps/${encodeURIComponent(name)}`, what)
+      const cm = await getOrSourceError<DataObject>(
+        client,
+        `/api/v1/namespaces/${encodeURIComponent(namespace)}/configmaps/${encodeURIComponent(name)}`,
+        what,
+      )
       const v = cm.data?.[key]
       if (v === undefined) throw new SourceError(`${what} has no key ${JSON.stringify(key)}`)
       return v
@@ -50,7 +58,7 @@ export function apiParameterSources(client: KubeClient, mapper: RestMapper): Par
         throw e
       }
       if (ref.name) {
-        const ns = mapping.namespaced ? (ref.namespace || defaultNamespace) : undefined
+        const ns = mapping.namespaced ? ref.namespace || defaultNamespace : undefined
         const what = `${ref.kind} ${ns ? `${ns}/` : ''}${ref.name}`
         const obj = await getOrSourceError<unknown>(client, resourcePath(mapping, ns, ref.name), what)
         return evaluateObjectField(obj, ref.jsonPath, 'get')

@@ -35,9 +35,20 @@ class TemplateCache {
   }
 }
 
-function renderWith(template: Template, instance: TemplateInstance, values: Record<string, ParamValue>, cache: TemplateCache, mapper: RestMapper | undefined, unknown: Set<string>): RenderOutcome {
+function renderWith(
+  template: Template,
+  instance: TemplateInstance,
+  values: Record<string, ParamValue>,
+  cache: TemplateCache,
+  mapper: RestMapper | undefined,
+  unknown: Set<string>,
+): RenderOutcome {
   if (template.spec.gotemplate === undefined) {
-    return { ok: false, reason: Reason.TemplateExecutionFailed, message: 'the Template has no spec.gotemplate; spec.helm is not supported by template-sync' }
+    return {
+      ok: false,
+      reason: Reason.TemplateExecutionFailed,
+      message: 'the Template has no spec.gotemplate; spec.helm is not supported by template-sync',
+    }
   }
   let compiled
   try {
@@ -65,8 +76,15 @@ export function createRenderPipeline(client: KubeClient): RenderPipeline {
     checkTargetNamespace: (template, namespace, labels) => checkTargetNamespace(template, namespace, labels),
     resolveParameters: async (template, instance) => {
       const r = await resolveParameters({ template, instance, sources })
-      const refs = r.sources.map((s) => ({ apiVersion: s.apiVersion, kind: s.kind, ...(s.namespace !== undefined ? { namespace: s.namespace } : {}), ...(s.name !== undefined ? { name: s.name } : {}) }))
-      return r.ok ? { ok: true, values: r.values, resolved: r.resolved, sources: refs } : { ok: false, reason: r.reason, message: r.message, sources: refs }
+      const refs = r.sources.map((s) => ({
+        apiVersion: s.apiVersion,
+        kind: s.kind,
+        ...(s.namespace !== undefined ? { namespace: s.namespace } : {}),
+        ...(s.name !== undefined ? { name: s.name } : {}),
+      }))
+      return r.ok
+        ? { ok: true, values: r.values, resolved: r.resolved, sources: refs }
+        : { ok: false, reason: r.reason, message: r.message, sources: refs }
     },
     render: async (template, instance, values) => {
       const unknown = new Set<string>()
@@ -99,15 +117,28 @@ export function createTemplateValidator(): TemplateValidator {
   return {
     validate(template) {
       if (template.spec.gotemplate === undefined) {
-        return { ok: false, reason: Reason.HelmNotSupported, message: 'spec.helm is accepted by the API but template-sync renders spec.gotemplate only' }
+        return {
+          ok: false,
+          reason: Reason.HelmNotSupported,
+          message: 'spec.helm is accepted by the API but template-sync renders spec.gotemplate only',
+        }
       }
       try {
         cache.get(template)
       } catch (e) {
-        return { ok: false, reason: Reason.ValidationFailed, message: e instanceof ParseError ? e.message : `template does not parse: ${(e as Error).message}` }
+        return {
+          ok: false,
+          reason: Reason.ValidationFailed,
+          message: e instanceof ParseError ? e.message : `template does not parse: ${(e as Error).message}`,
+        }
       }
       const errors = validateIgnoreFields(template.spec.sync?.ignoreFields ?? [])
-      if (errors.length > 0) return { ok: false, reason: Reason.ValidationFailed, message: `invalid sync.ignoreFields: ${errors.map((e) => e.message).join('; ')}` }
+      if (errors.length > 0)
+        return {
+          ok: false,
+          reason: Reason.ValidationFailed,
+          message: `invalid sync.ignoreFields: ${errors.map((e) => e.message).join('; ')}`,
+        }
       return { ok: true }
     },
     dryRun(template) {
@@ -116,7 +147,10 @@ export function createTemplateValidator(): TemplateValidator {
       const values: Record<string, ParamValue> = Object.create(null) as Record<string, ParamValue>
       for (const p of params) values[p.name] = p.value as string
       const ns = template.metadata?.namespace ?? 'default'
-      const instance: TemplateInstance = { metadata: { name: 'dry-run', namespace: ns, labels: {} }, spec: { templateRef: { name: template.metadata?.name ?? '', namespace: ns } } }
+      const instance: TemplateInstance = {
+        metadata: { name: 'dry-run', namespace: ns, labels: {} },
+        spec: { templateRef: { name: template.metadata?.name ?? '', namespace: ns } },
+      }
       const r = renderWith(template, instance, values, cache, undefined, new Set())
       return r.ok ? { ok: true } : { ok: false, reason: Reason.RenderFailed, message: r.message }
     },

@@ -15,10 +15,7 @@ import { newMap, setKey } from '../gotemplate/value.ts'
 import type { GoMap } from '../gotemplate/value.ts'
 import type { ParamValue } from './types.ts'
 
-export function buildRenderContext(
-  instance: { readonly metadata?: ObjectMeta },
-  values: Readonly<Record<string, ParamValue>>,
-): GoMap {
+export function buildRenderContext(instance: { readonly metadata?: ObjectMeta }, values: Readonly<Record<string, ParamValue>>): GoMap {
   const parameters = newMap()
   for (const [name, value] of Object.entries(values)) {
     setKey(parameters, name, toGoValue(value))

@@ -6,10 +6,7 @@
 
 import { underscoreOK } from '../gotemplate/strconv.ts'
 
-const GO_BOOLS: ReadonlySet<string> = new Set([
-  '1', 't', 'T', 'TRUE', 'true', 'True',
-  '0', 'f', 'F', 'FALSE', 'false', 'False',
-])
+const GO_BOOLS: ReadonlySet<string> = new Set(['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False'])
 
 /** strconv.ParseBool accepts the text. */
 export function isGoBool(text: string): boolean {
@@ -116,7 +113,6 @@ function scanFloat(s: string): Scanned | undefined {
   const exp = expText === '' ? 0 : Math.max(-100_000, Math.min(100_000, Number(expText)))
   return { hex, underscores, decimal, mantissa: intDigits + fracDigits, exp2: exp - 4 * fracDigits.length }
 }
-
 
 const MAX_EXP2 = 1023
 const MANTISSA_BITS = 53

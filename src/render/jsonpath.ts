@@ -203,9 +203,7 @@ export function toJsonPathPlus(steps: readonly PathStep[]): string | undefined {
         break
       }
       case 'union': {
-        const locs = s.parts
-          .map((p) => (typeof p === 'number' ? indexLoc(p) : sliceLoc(p)))
-          .filter((l): l is string => l !== undefined)
+        const locs = s.parts.map((p) => (typeof p === 'number' ? indexLoc(p) : sliceLoc(p))).filter((l): l is string => l !== undefined)
         if (locs.length === 0) return undefined
         out += `[${locs.join(',')}]`
         break

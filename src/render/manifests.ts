@@ -44,11 +44,7 @@ function describeShape(v: unknown): string {
  * Checks each document and turns it into a RenderedObject. Throws
  * ManifestError with the document number, line and, once known, the kind.
  */
-export function toRenderedObjects(
-  docs: readonly YamlDocument[],
-  instanceNamespace: string,
-  isNamespaced: ScopeLookup,
-): RenderedObject[] {
+export function toRenderedObjects(docs: readonly YamlDocument[], instanceNamespace: string, isNamespaced: ScopeLookup): RenderedObject[] {
   if (docs.length > LIMITS.renderedResources) {
     throw new ManifestError(
       `the Template renders ${docs.length} objects; at most ${LIMITS.renderedResources} are supported (status.renderedResources)`,
@@ -92,8 +88,7 @@ function describeRef(ref: ObjectRef): string {
 
 /** Validates one document and returns it typed; metadata.namespace "" or null is normalized to absent. */
 function toManifest(doc: YamlDocument): Manifest {
-  const where = (what?: string): string =>
-    `rendered document ${doc.document} (line ${doc.line}${what === undefined ? '' : `, ${what}`})`
+  const where = (what?: string): string => `rendered document ${doc.document} (line ${doc.line}${what === undefined ? '' : `, ${what}`})`
   const v = doc.value
   if (!isMapping(v)) throw new ManifestError(`${where()}: is ${describeShape(v)}, not a mapping`)
   const { apiVersion, kind, metadata } = v
@@ -128,5 +123,7 @@ function toManifest(doc: YamlDocument): Manifest {
 
 /** Unquoted y, n, yes, no, on, off and numbers are not strings in YAML 1.1; say so where a name was expected. */
 function yaml11Hint(v: unknown): string {
-  return typeof v === 'boolean' || typeof v === 'number' ? ' (an unquoted YAML value such as n, no, off or 0644 is not a string: quote it)' : ''
+  return typeof v === 'boolean' || typeof v === 'number'
+    ? ' (an unquoted YAML value such as n, no, off or 0644 is not a string: quote it)'
+    : ''
 }

@@ -8,13 +8,7 @@
 // apart from awaiting them.
 
 import type { Template, TemplateParameterDefinition } from '../api/template.ts'
-import type {
-  ObjectFieldRef,
-  ResolvedParameter,
-  TemplateInstance,
-  TemplateParameter,
-  ValueFrom,
-} from '../api/templateinstance.ts'
+import type { ObjectFieldRef, ResolvedParameter, TemplateInstance, TemplateParameter, ValueFrom } from '../api/templateinstance.ts'
 import { JsonPathError, parseObjectFieldPath } from './jsonpath.ts'
 import { checkParameterType, emptyValue, isParameterType } from './paramtypes.ts'
 import { SourceError } from './sources.ts'
@@ -89,9 +83,7 @@ export async function resolveParameters(input: ParameterInput): Promise<Paramete
   for (const d of declared) if (!decls.has(d.name)) decls.set(d.name, d)
   const watched = collectSources(entries, decls, instanceNamespace)
   const fail = (reason: ParameterFailureReason, message: string, parameter?: string): Failure =>
-    parameter === undefined
-      ? { ok: false, reason, message, sources: watched }
-      : { ok: false, reason, message, parameter, sources: watched }
+    parameter === undefined ? { ok: false, reason, message, sources: watched } : { ok: false, reason, message, parameter, sources: watched }
 
   const structural = checkStructure(declared, entries, decls, templateRef)
   if (structural !== undefined) return fail(structural.reason, structural.message, structural.parameter)
@@ -213,7 +205,10 @@ function entryProblem(e: TemplateParameter): string | undefined {
   const vf = e.valueFrom
   const kinds = [vf.secretKeyRef, vf.configMapKeyRef, vf.objectFieldRef].filter((s) => s !== undefined && s !== null)
   if (kinds.length !== 1) return 'valueFrom must name exactly one of secretKeyRef, configMapKeyRef and objectFieldRef'
-  for (const [field, ref] of [['secretKeyRef', vf.secretKeyRef], ['configMapKeyRef', vf.configMapKeyRef]] as const) {
+  for (const [field, ref] of [
+    ['secretKeyRef', vf.secretKeyRef],
+    ['configMapKeyRef', vf.configMapKeyRef],
+  ] as const) {
     if (ref === undefined || ref === null) continue
     if (!nonEmpty(ref.name) || !nonEmpty(ref.key)) return `valueFrom.${field} needs a name and a key`
   }
@@ -304,11 +299,7 @@ function collectSources(
   return out
 }
 
-function statusEntry(
-  decl: TemplateParameterDefinition,
-  entry: TemplateParameter | undefined,
-  value: ParamValue,
-): ResolvedParameter {
+function statusEntry(decl: TemplateParameterDefinition, entry: TemplateParameter | undefined, value: ParamValue): ResolvedParameter {
   const out: ResolvedParameter = { name: decl.name }
   if (decl.exposeInStatus === true) out.value = structuredClone(value)
   if (entry?.valueFrom !== undefined) out.valueFrom = structuredClone(entry.valueFrom)

@@ -35,12 +35,14 @@ type Resolved =
   | { readonly tag: 'str'; readonly value: string }
 
 const WORDS: ReadonlyMap<string, Resolved> = new Map<string, Resolved>([
-  ...['y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON'].map(
-    (w): [string, Resolved] => [w, { tag: 'bool', value: true }],
-  ),
-  ...['n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF'].map(
-    (w): [string, Resolved] => [w, { tag: 'bool', value: false }],
-  ),
+  ...['y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON'].map((w): [string, Resolved] => [
+    w,
+    { tag: 'bool', value: true },
+  ]),
+  ...['n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF'].map((w): [string, Resolved] => [
+    w,
+    { tag: 'bool', value: false },
+  ]),
   ...['', '~', 'null', 'Null', 'NULL'].map((w): [string, Resolved] => [w, { tag: 'null', value: null }]),
   ...['.nan', '.NaN', '.NAN'].map((w): [string, Resolved] => [w, { tag: 'float', value: NaN }]),
   ...['.inf', '.Inf', '.INF', '+.inf', '+.Inf', '+.INF'].map((w): [string, Resolved] => [w, { tag: 'float', value: Infinity }]),

@@ -6,7 +6,14 @@
 // never turn into an allow. Tests drive the app with inject; server.ts gives
 // it a socket.
 
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyPluginAsync, type FastifyReply } from 'fastify'
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifyReply,
+} from 'fastify'
 import type { Logger } from 'pino'
 import { decide } from '../admission/decide.ts'
 import type { AdmissionConfig, AdmissionLookups, Decision } from '../admission/decision.ts'
@@ -89,7 +96,15 @@ const CAUSE_BY_FASTIFY_CODE: Readonly<Record<string, string>> = {
 }
 
 function statusBody(code: number, message: string): StatusBody {
-  return { apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Failure', code, reason: REASON_BY_CODE[code] ?? (code >= 500 ? 'InternalError' : 'BadRequest'), message }
+  return {
+    apiVersion: 'v1',
+    kind: 'Status',
+    metadata: {},
+    status: 'Failure',
+    code,
+    reason: REASON_BY_CODE[code] ?? (code >= 500 ? 'InternalError' : 'BadRequest'),
+    message,
+  }
 }
 
 interface RouteOptions {
@@ -173,14 +188,18 @@ export function buildWebhookApp(deps: WebhookAppOptions): FastifyInstance {
     return503OnClosing: true,
     forceCloseConnections: 'idle' as const,
   }
-  const app = (
-    deps.tls
-      ? Fastify({
-          ...common,
-          https: { ...socketTimeouts, key: deps.tls.key, cert: deps.tls.cert, minVersion: 'TLSv1.2', handshakeTimeout: deps.handshakeTimeoutMs ?? 10_000 },
-        })
-      : Fastify({ ...common, http: socketTimeouts })
-  ) as unknown as FastifyInstance
+  const app = (deps.tls
+    ? Fastify({
+        ...common,
+        https: {
+          ...socketTimeouts,
+          key: deps.tls.key,
+          cert: deps.tls.cert,
+          minVersion: 'TLSv1.2',
+          handshakeTimeout: deps.handshakeTimeoutMs ?? 10_000,
+        },
+      })
+    : Fastify({ ...common, http: socketTimeouts })) as unknown as FastifyInstance
 
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const code = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500

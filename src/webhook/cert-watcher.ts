@@ -74,7 +74,8 @@ export class CertWatcher {
       found = readKeyPairFiles(this.opts.files)
     } catch (err) {
       // Unreadable mid-swap is normal and the next event or poll looks again; a lasting gap is reported once.
-      if (!this.unreadable) this.opts.log.warn({ err, dir: this.opts.files.dir }, 'serving certificate files unreadable; keeping the pair in use')
+      if (!this.unreadable)
+        this.opts.log.warn({ err, dir: this.opts.files.dir }, 'serving certificate files unreadable; keeping the pair in use')
       this.unreadable = true
       return 'unchanged'
     }

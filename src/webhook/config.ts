@@ -22,7 +22,13 @@ export interface WebhookConfig {
   readonly logLevel: LogLevel
   readonly drainMs: number
   /** Mint and rotate the serving certificate in-process (no cert-manager). */
-  readonly selfManaged?: { readonly secretNamespace: string; readonly secretName: string; readonly webhookConfigurationName: string; readonly serviceNamespace: string; readonly serviceName: string }
+  readonly selfManaged?: {
+    readonly secretNamespace: string
+    readonly secretName: string
+    readonly webhookConfigurationName: string
+    readonly serviceNamespace: string
+    readonly serviceName: string
+  }
 }
 
 export const DEFAULT_WEBHOOK_CONFIG: WebhookConfig = Object.freeze({
@@ -53,8 +59,14 @@ const SETTINGS = {
   'operator-usernames': { env: 'TEMPLATE_SYNC_OPERATOR_USERNAMES', help: 'comma-separated usernames never judged (the reconciler)' },
   'log-level': { env: 'TEMPLATE_SYNC_LOG_LEVEL', help: `one of ${LOG_LEVELS.join(', ')}` },
   'drain-seconds': { env: 'TEMPLATE_SYNC_WEBHOOK_DRAIN_SECONDS', help: 'seconds between readiness turning false and the listener closing' },
-  'cert-secret': { env: 'TEMPLATE_SYNC_CERT_SECRET', help: 'NAMESPACE/NAME of the Secret holding the self-managed CA and serving certificate' },
-  'webhook-configuration': { env: 'TEMPLATE_SYNC_WEBHOOK_CONFIGURATION', help: 'ValidatingWebhookConfiguration whose caBundle is kept current (self-managed certificates)' },
+  'cert-secret': {
+    env: 'TEMPLATE_SYNC_CERT_SECRET',
+    help: 'NAMESPACE/NAME of the Secret holding the self-managed CA and serving certificate',
+  },
+  'webhook-configuration': {
+    env: 'TEMPLATE_SYNC_WEBHOOK_CONFIGURATION',
+    help: 'ValidatingWebhookConfiguration whose caBundle is kept current (self-managed certificates)',
+  },
   service: { env: 'TEMPLATE_SYNC_WEBHOOK_SERVICE', help: 'NAMESPACE/NAME of the webhook Service (names in the serving certificate)' },
 } as const
 
@@ -73,7 +85,8 @@ export function webhookUsage(): string {
 
 function port(value: string, what: string): number {
   const n = Number(value)
-  if (!/^\d+$/.test(value) || !Number.isInteger(n) || n < 0 || n > 65535) throw new WebhookConfigError(`${what} must be a port number (0-65535), got ${JSON.stringify(value)}`)
+  if (!/^\d+$/.test(value) || !Number.isInteger(n) || n < 0 || n > 65535)
+    throw new WebhookConfigError(`${what} must be a port number (0-65535), got ${JSON.stringify(value)}`)
   return n
 }
 
@@ -81,8 +94,13 @@ export function parseWebhookConfig(argv: readonly string[], env: Readonly<Record
   let flags: Partial<Record<SettingName, string>>
   let selfManagedFlag = false
   try {
-    const options = { ...Object.fromEntries(Object.keys(SETTINGS).map((k) => [k, { type: 'string' as const }])), 'self-managed-certs': { type: 'boolean' as const } }
-    const parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values as Partial<Record<SettingName, string>> & { 'self-managed-certs'?: boolean }
+    const options = {
+      ...Object.fromEntries(Object.keys(SETTINGS).map((k) => [k, { type: 'string' as const }])),
+      'self-managed-certs': { type: 'boolean' as const },
+    }
+    const parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values as Partial<
+      Record<SettingName, string>
+    > & { 'self-managed-certs'?: boolean }
     selfManagedFlag = parsed['self-managed-certs'] === true
     delete parsed['self-managed-certs']
     flags = parsed
@@ -95,7 +113,8 @@ export function parseWebhookConfig(argv: readonly string[], env: Readonly<Record
   }
   const d = DEFAULT_WEBHOOK_CONFIG
   const level = get('log-level') ?? d.logLevel
-  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new WebhookConfigError(`log level must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(level)}`)
+  if (!(LOG_LEVELS as readonly string[]).includes(level))
+    throw new WebhookConfigError(`log level must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(level)}`)
   const drain = get('drain-seconds')
   const drainSeconds = drain === undefined ? d.drainMs / 1000 : Number(drain)
   if (!Number.isFinite(drainSeconds) || drainSeconds < 0 || drainSeconds > 300) {
@@ -120,7 +139,13 @@ export function parseWebhookConfig(argv: readonly string[], env: Readonly<Record
     const service = nsName('service')
     const wc = get('webhook-configuration')
     if (!wc) throw new WebhookConfigError('--self-managed-certs needs --webhook-configuration NAME')
-    selfManaged = Object.freeze({ secretNamespace: secret.namespace, secretName: secret.name, webhookConfigurationName: wc, serviceNamespace: service.namespace, serviceName: service.name })
+    selfManaged = Object.freeze({
+      secretNamespace: secret.namespace,
+      secretName: secret.name,
+      webhookConfigurationName: wc,
+      serviceNamespace: service.namespace,
+      serviceName: service.name,
+    })
   }
   return Object.freeze({
     ...(selfManaged ? { selfManaged } : {}),

@@ -32,7 +32,10 @@ export class KeyPairError extends Error {
   readonly files: KeyPairFiles
 
   constructor(files: KeyPairFiles, detail: string, cause?: unknown) {
-    super(`serving certificate ${join(files.dir, files.certFile)} / key ${join(files.dir, files.keyFile)}: ${detail}`, cause === undefined ? undefined : { cause })
+    super(
+      `serving certificate ${join(files.dir, files.certFile)} / key ${join(files.dir, files.keyFile)}: ${detail}`,
+      cause === undefined ? undefined : { cause },
+    )
     this.files = files
   }
 }

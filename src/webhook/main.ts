@@ -42,13 +42,15 @@ export async function runWebhook(options: RunWebhookOptions): Promise<number> {
   }
   const log = options.log ?? createWebhookLogger(config.logLevel)
   if (config.operatorUsernames.length === 0) {
-    log.warn('no operator usernames configured: in strict mode the reconciler\'s own reverts will be denied')
+    log.warn("no operator usernames configured: in strict mode the reconciler's own reverts will be denied")
   }
 
   let client: KubeClient
   let server: WebhookServer
   try {
-    client = config.kubeconfig ? KubeClient.fromFile(config.kubeconfig, 'template-sync-webhook') : KubeClient.fromDefault('template-sync-webhook')
+    client = config.kubeconfig
+      ? KubeClient.fromFile(config.kubeconfig, 'template-sync-webhook')
+      : KubeClient.fromDefault('template-sync-webhook')
   } catch (err) {
     log.fatal({ err, kubeconfig: config.kubeconfig }, 'cannot load Kubernetes client configuration')
     return 1
@@ -56,7 +58,12 @@ export async function runWebhook(options: RunWebhookOptions): Promise<number> {
   let certs: CertManager | undefined
   if (config.selfManaged) {
     // The serving pair must exist before the TLS listener loads it.
-    certs = runCertManager({ client, ...config.selfManaged, certDir: config.certDir, log: (level, msg, fields) => log[level]({ ...(fields ?? {}) }, msg) })
+    certs = runCertManager({
+      client,
+      ...config.selfManaged,
+      certDir: config.certDir,
+      log: (level, msg, fields) => log[level]({ ...(fields ?? {}) }, msg),
+    })
     try {
       await certs.ready
     } catch (err) {

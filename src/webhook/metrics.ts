@@ -69,8 +69,15 @@ export function createWebhookMetrics(registry: Registry = new Registry()): Webho
       help: 'Serving certificate reloads by result (loaded, rejected).',
       labelNames: ['result'],
     }),
-    certNotAfter: registry.gauge({ name: `${PREFIX}_cert_not_after_seconds`, help: 'Expiry of the serving certificate in use, as a Unix time.' }),
-    cacheSynced: registry.gauge({ name: `${PREFIX}_cache_synced`, help: '1 once the cache has completed its first list.', labelNames: ['cache'] }),
+    certNotAfter: registry.gauge({
+      name: `${PREFIX}_cert_not_after_seconds`,
+      help: 'Expiry of the serving certificate in use, as a Unix time.',
+    }),
+    cacheSynced: registry.gauge({
+      name: `${PREFIX}_cache_synced`,
+      help: '1 once the cache has completed its first list.',
+      labelNames: ['cache'],
+    }),
     cacheObjects: registry.gauge({ name: `${PREFIX}_cache_objects`, help: 'Objects held in the cache.', labelNames: ['cache'] }),
     reflectorRecoveries: registry.counter({
       name: `${PREFIX}_reflector_recoveries_total`,

@@ -83,7 +83,11 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     onIgnoreCompileError: (template, err) => {
       metrics.ignoreCompileErrors.inc()
       log.warn(
-        { err, template: `${template.metadata?.namespace ?? ''}/${template.metadata?.name ?? ''}`, generation: template.metadata?.generation },
+        {
+          err,
+          template: `${template.metadata?.namespace ?? ''}/${template.metadata?.name ?? ''}`,
+          generation: template.metadata?.generation,
+        },
         'Template sync.ignoreFields does not compile; no field is exempt for it',
       )
     },
@@ -151,7 +155,12 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
   const main = addressOf(app)
   const probe = addressOf(health)
   log.info(
-    { url: `https://${main.host}:${main.port}`, health: `http://${probe.host}:${probe.port}`, fingerprint: initial.fingerprint, notAfter: initial.notAfter.toISOString() },
+    {
+      url: `https://${main.host}:${main.port}`,
+      health: `http://${probe.host}:${probe.port}`,
+      fingerprint: initial.fingerprint,
+      notAfter: initial.notAfter.toISOString(),
+    },
     'webhook listening; waiting for caches to sync',
   )
   const syncedPromise = caches.waitForSync(stopped.signal)

@@ -79,7 +79,16 @@ export function fullTemplate(namespace: string, name: string, mode: SyncMode, ig
     status: {
       observedGeneration: 3,
       phase: 'Valid',
-      conditions: [{ type: 'Valid', status: 'True', reason: 'Valid', message: 'the template renders', lastTransitionTime: '2026-01-14T09:21:08Z', observedGeneration: 3 }],
+      conditions: [
+        {
+          type: 'Valid',
+          status: 'True',
+          reason: 'Valid',
+          message: 'the template renders',
+          lastTransitionTime: '2026-01-14T09:21:08Z',
+          observedGeneration: 3,
+        },
+      ],
     },
   }
 }
@@ -111,8 +120,21 @@ export function fullInstance(namespace: string, name: string, template: { namesp
       observedGeneration: 2,
       phase: 'Ready',
       conditions: [
-        { type: 'Ready', status: 'True', reason: 'Reconciled', message: '', lastTransitionTime: '2026-02-01T10:00:05Z', observedGeneration: 2 },
-        { type: 'Synced', status: 'True', reason: 'SyncActive', message: 'drift watches and enforcement are active', lastTransitionTime: '2026-02-01T10:00:05Z' },
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'Reconciled',
+          message: '',
+          lastTransitionTime: '2026-02-01T10:00:05Z',
+          observedGeneration: 2,
+        },
+        {
+          type: 'Synced',
+          status: 'True',
+          reason: 'SyncActive',
+          message: 'drift watches and enforcement are active',
+          lastTransitionTime: '2026-02-01T10:00:05Z',
+        },
       ],
       renderedResources: [
         { apiVersion: 'apps/v1', kind: 'Deployment', name, namespace, observedGeneration: 4 },
@@ -158,7 +180,8 @@ const defaultMode = (i: number): { mode: SyncMode; ignoreFields: readonly string
 
 /** Caches filled through the real transforms: `instances` spread over `templates`, ten per namespace. */
 export function syntheticCaches(opts: SyntheticCacheOptions): SyntheticCaches {
-  const through = <T>(obj: unknown, slim: (raw: never) => T): T => slim((opts.viaJson ?? true ? JSON.parse(JSON.stringify(obj)) : obj) as never)
+  const through = <T>(obj: unknown, slim: (raw: never) => T): T =>
+    slim(((opts.viaJson ?? true) ? JSON.parse(JSON.stringify(obj)) : obj) as never)
   const templates = new MapStore<Template>()
   const instances = new MapStore<TemplateInstance>()
   const namespaces = new MapStore<SlimNamespace>()
@@ -173,7 +196,10 @@ export function syntheticCaches(opts: SyntheticCacheOptions): SyntheticCaches {
   const owners: SyntheticOwner[] = []
   for (let i = 0; i < opts.instances; i++) {
     const namespace = `team-${Math.floor(i / 10)}`
-    if (i % 10 === 0) namespaces.put(through({ metadata: { name: namespace, uid: randomUUID(), resourceVersion: '1' }, status: { phase: 'Active' } }, slimNamespace))
+    if (i % 10 === 0)
+      namespaces.put(
+        through({ metadata: { name: namespace, uid: randomUUID(), resourceVersion: '1' }, status: { phase: 'Active' } }, slimNamespace),
+      )
     const ref = refs[i % Math.max(1, refs.length)] ?? { namespace: 'platform', name: 'tpl-0' }
     const ti = fullInstance(namespace, `app-${i}`, ref)
     instances.put(through(ti, slimInstance))
@@ -230,7 +256,12 @@ export function renderedDeployment(owner: SyntheticOwner, mode: SyncMode = 'stri
           apiVersion: 'apps/v1',
           time: '2026-02-01T10:00:03Z',
           fieldsType: 'FieldsV1',
-          fieldsV1: { 'f:spec': { 'f:replicas': {}, 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"app"}': { 'f:env': {}, 'f:image': {} } } } } } },
+          fieldsV1: {
+            'f:spec': {
+              'f:replicas': {},
+              'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"app"}': { 'f:env': {}, 'f:image': {} } } } },
+            },
+          },
         },
       ],
     },
@@ -251,7 +282,13 @@ export function renderedDeployment(owner: SyntheticOwner, mode: SyncMode = 'stri
               ports: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }],
               env,
               resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } },
-              readinessProbe: { httpGet: { path: '/ready', port: 'http', scheme: 'HTTP' }, periodSeconds: 10, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3 },
+              readinessProbe: {
+                httpGet: { path: '/ready', port: 'http', scheme: 'HTTP' },
+                periodSeconds: 10,
+                timeoutSeconds: 1,
+                successThreshold: 1,
+                failureThreshold: 3,
+              },
               volumeMounts: [{ name: 'config', mountPath: '/etc/app', readOnly: true }],
               terminationMessagePath: '/dev/termination-log',
               terminationMessagePolicy: 'File',

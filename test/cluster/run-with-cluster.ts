@@ -36,7 +36,17 @@ const addr = control.address()
 const controlUrl = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`
 
 const infoPath = join(cp.workDir, 'cluster.json')
-writeFileSync(infoPath, JSON.stringify({ server: cp.server, kubeconfig: cp.kubeconfigPath, caCert: cp.caCertPath, caKey: cp.caKeyPath, workDir: cp.workDir, control: controlUrl }))
+writeFileSync(
+  infoPath,
+  JSON.stringify({
+    server: cp.server,
+    kubeconfig: cp.kubeconfigPath,
+    caCert: cp.caCertPath,
+    caKey: cp.caKeyPath,
+    workDir: cp.workDir,
+    control: controlUrl,
+  }),
+)
 
 let stopping = false
 const finish = async (code: number): Promise<never> => {

@@ -6,7 +6,10 @@ import { sprigFuncs } from '../../src/gotemplate/sprig/index.ts'
 import type { Case } from './corpus/case.ts'
 import type { OracleResult } from './oracle.ts'
 
-export type Outcome = { readonly output: string } | { readonly errorClass: 'parse' | 'exec'; readonly error: string } | { readonly crash: string }
+export type Outcome =
+  | { readonly output: string }
+  | { readonly errorClass: 'parse' | 'exec'; readonly error: string }
+  | { readonly crash: string }
 
 export function renderCase(c: Case): Outcome {
   // The data takes the same JSON path as in the oracle (no -0, no undefined).
@@ -43,7 +46,13 @@ export function compare(want: Omit<OracleResult, 'name'>, got: Outcome): Compari
 }
 
 export function describe(c: Comparison): string {
-  const w = c.want.errorClass !== undefined ? `${c.want.errorClass} error: ${c.want.error ?? ''}` : `output ${JSON.stringify(c.want.output)}`
-  const g = 'output' in c.got ? `output ${JSON.stringify(c.got.output)}` : 'crash' in c.got ? `crash: ${c.got.crash}` : `${c.got.errorClass} error: ${c.got.error}`
+  const w =
+    c.want.errorClass !== undefined ? `${c.want.errorClass} error: ${c.want.error ?? ''}` : `output ${JSON.stringify(c.want.output)}`
+  const g =
+    'output' in c.got
+      ? `output ${JSON.stringify(c.got.output)}`
+      : 'crash' in c.got
+        ? `crash: ${c.got.crash}`
+        : `${c.got.errorClass} error: ${c.got.error}`
   return `want ${w}\n got ${g}`
 }

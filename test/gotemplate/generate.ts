@@ -47,7 +47,23 @@ class Gen {
   }
 
   word(): string {
-    return this.pick(['alpha', 'Beta', 'gamma-ray', 'x', '', 'héllo', 'snake_case', 'CamelCase', 'a b c', '42', '3.5', 'true', 'Ünïcödé', 'tab\there', 'new\nline'])
+    return this.pick([
+      'alpha',
+      'Beta',
+      'gamma-ray',
+      'x',
+      '',
+      'héllo',
+      'snake_case',
+      'CamelCase',
+      'a b c',
+      '42',
+      '3.5',
+      'true',
+      'Ünïcödé',
+      'tab\there',
+      'new\nline',
+    ])
   }
 
   data(): Record<string, unknown> {
@@ -68,7 +84,17 @@ class Gen {
 
   /** A string-valued expression. */
   strExpr(): string {
-    const base = this.pick(['.s', '"lit"', '"Hello World"', '"  padded  "', '"a,b,c"', '(toString .n)', '(printf "%v" .n)', '(index .sl 0)', '"ÀÉÎ"'])
+    const base = this.pick([
+      '.s',
+      '"lit"',
+      '"Hello World"',
+      '"  padded  "',
+      '"a,b,c"',
+      '(toString .n)',
+      '(printf "%v" .n)',
+      '(index .sl 0)',
+      '"ÀÉÎ"',
+    ])
     if (this.chance(0.5) || this.depth > 3) return base
     this.depth++
     const f = this.pick([
@@ -121,7 +147,15 @@ class Gen {
   }
 
   listExpr(): string {
-    const base = this.pick(['.l', '.sl', '(list 1 "two" 3.5)', '(splitList "," "a,b,,c")', '(until 3)', '.nested.inner.list', '(keys .m | sortAlpha)'])
+    const base = this.pick([
+      '.l',
+      '.sl',
+      '(list 1 "two" 3.5)',
+      '(splitList "," "a,b,,c")',
+      '(until 3)',
+      '.nested.inner.list',
+      '(keys .m | sortAlpha)',
+    ])
     if (this.chance(0.6) || this.depth > 3) return base
     this.depth++
     const f = this.pick([
@@ -158,11 +192,52 @@ class Gen {
 
   anyExpr(): string {
     const vars = this.vars.length > 0 && this.chance(0.3) ? [this.pick(this.vars)] : []
-    return this.pick([...vars, '.s', '.n', '.z', '.b', '.m', '.l', '.nested.inner.v', '1', '2.5', '"str"', 'nil', '(dict "k" .n)', '(coalesce .z .s)', '(ternary .s .n .b)', '(first .l)'])
+    return this.pick([
+      ...vars,
+      '.s',
+      '.n',
+      '.z',
+      '.b',
+      '.m',
+      '.l',
+      '.nested.inner.v',
+      '1',
+      '2.5',
+      '"str"',
+      'nil',
+      '(dict "k" .n)',
+      '(coalesce .z .s)',
+      '(ternary .s .n .b)',
+      '(first .l)',
+    ])
   }
 
   printfExpr(): string {
-    const verb = this.pick(['%v', '%d', '%s', '%q', '%x', '%X', '%5.2f', '%-4v|', '%t', '%T', '%e', '%g', '%08.3f', '%+d', '%6s', '%.1s', '%c', '%U', '%o', '%b', '%%', '%[1]v', '%!'])
+    const verb = this.pick([
+      '%v',
+      '%d',
+      '%s',
+      '%q',
+      '%x',
+      '%X',
+      '%5.2f',
+      '%-4v|',
+      '%t',
+      '%T',
+      '%e',
+      '%g',
+      '%08.3f',
+      '%+d',
+      '%6s',
+      '%.1s',
+      '%c',
+      '%U',
+      '%o',
+      '%b',
+      '%%',
+      '%[1]v',
+      '%!',
+    ])
     return `(printf "${verb}" ${this.anyExpr()})`
   }
 
@@ -179,7 +254,19 @@ class Gen {
   }
 
   lookupExpr(): string {
-    return this.pick(['.m.k', '.m.nope', '.nested.inner.v', '.nested.inner.list', '(index .m "a")', '(index .sl 0)', '(index .l 3)', '(index .nested "inner" "v")', '.z.x', '(get .m "k")', '(dig "inner" "v" "dflt" .nested)'])
+    return this.pick([
+      '.m.k',
+      '.m.nope',
+      '.nested.inner.v',
+      '.nested.inner.list',
+      '(index .m "a")',
+      '(index .sl 0)',
+      '(index .l 3)',
+      '(index .nested "inner" "v")',
+      '.z.x',
+      '(get .m "k")',
+      '(dig "inner" "v" "dflt" .nested)',
+    ])
   }
 
   pipeline(): string {
@@ -195,7 +282,8 @@ class Gen {
       () => `(${this.pick(['eq', 'ne', 'lt', 'le', 'gt', 'ge'])} ${this.anyExpr()} ${this.anyExpr()})`,
     ])()
     // typeOf and kindOf stay out: Go's int and int64 are one bigint here (see known-differences.json).
-    if (this.chance(0.3)) return `${head} | ${this.pick(['quote', 'toString', 'toJson', 'upper', 'len', 'default "d"', 'printf "<%v>"', 'empty'])}`
+    if (this.chance(0.3))
+      return `${head} | ${this.pick(['quote', 'toString', 'toJson', 'upper', 'len', 'default "d"', 'printf "<%v>"', 'empty'])}`
     return head
   }
 
@@ -212,7 +300,8 @@ class Gen {
       else if (k === 3) atom = `(${this.regex(depth + 1)})`
       else if (k === 4) atom = this.pick(['^', '$', '\\b', '(?m:^)', '(?m:$)', ''])
       else atom = this.pick(atoms)
-      if (atom !== '' && !/^[\^$]|^\\b|^\(\?m/.test(atom) && this.chance(0.5)) atom += this.pick(['*', '+', '?', '*?', '+?', '??', '{1,2}', '{0,2}?'])
+      if (atom !== '' && !/^[\^$]|^\\b|^\(\?m/.test(atom) && this.chance(0.5))
+        atom += this.pick(['*', '+', '?', '*?', '+?', '??', '{1,2}', '{0,2}?'])
       out += atom
     }
     return out
@@ -295,7 +384,15 @@ class Gen {
         }
         case 5: {
           this.depth++
-          parts.push(this.action(`if ${this.boolExpr()}`) + this.block() + this.action(`else if ${this.boolExpr()}`) + this.block() + this.action('else') + this.block() + this.action('end'))
+          parts.push(
+            this.action(`if ${this.boolExpr()}`) +
+              this.block() +
+              this.action(`else if ${this.boolExpr()}`) +
+              this.block() +
+              this.action('else') +
+              this.block() +
+              this.action('end'),
+          )
           this.depth--
           break
         }
@@ -305,7 +402,15 @@ class Gen {
           const headAction = this.action(`range $i, $e := ${this.listExpr()}`)
           const outer = this.dotChanged
           this.dotChanged = true
-          parts.push(headAction + this.action(`if ${this.boolExpr()}`) + this.action(ctl) + this.action('end') + this.action('$e') + this.text() + this.action('end'))
+          parts.push(
+            headAction +
+              this.action(`if ${this.boolExpr()}`) +
+              this.action(ctl) +
+              this.action('end') +
+              this.action('$e') +
+              this.text() +
+              this.action('end'),
+          )
           this.dotChanged = outer
           this.depth--
           break
@@ -326,7 +431,8 @@ export function generateCases(seed: number, count: number): Case[] {
     const data = g.data()
     // One case in five is a regular expression case; some define a template and call it.
     let template = i % 5 === 4 ? g.regexCase() : g.block()
-    if (i % 7 === 3) template = `{{ define "part" }}${g.block()}{{ end }}${template}{{ template "part" ${g.pick(['.', '(dict "s" .s "n" 1 "b" true "z" nil "l" .l "m" .m "sl" .sl "nested" .nested)'])} }}`
+    if (i % 7 === 3)
+      template = `{{ define "part" }}${g.block()}{{ end }}${template}{{ template "part" ${g.pick(['.', '(dict "s" .s "n" 1 "b" true "z" nil "l" .l "m" .m "sl" .sl "nested" .nested)'])} }}`
     cases.push({ name: `generated/${seed}-${i}`, template, data })
   }
   return cases

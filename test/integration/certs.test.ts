@@ -30,7 +30,8 @@ interface Vwc {
 }
 
 const vwcPath = (name: string): string => `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${name}`
-const decoded = (s: Secret): Record<string, string> => Object.fromEntries(Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]))
+const decoded = (s: Secret): Record<string, string> =>
+  Object.fromEntries(Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]))
 
 /** Collects log lines; the tests check that no key material ever reaches them. */
 function recorder(): { log: LogFn; lines: string[] } {
@@ -49,7 +50,13 @@ async function startAdmissionServer(certDir: string): Promise<{ server: Server; 
       calls++
       const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { request: { uid: string } }
       res.setHeader('Content-Type', 'application/json')
-      res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, allowed: true } }))
+      res.end(
+        JSON.stringify({
+          apiVersion: 'admission.k8s.io/v1',
+          kind: 'AdmissionReview',
+          response: { uid: review.request.uid, allowed: true },
+        }),
+      )
     })
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
@@ -71,7 +78,12 @@ async function createWebhookConfiguration(name: string, ns: string, port: number
     timeoutSeconds: 5,
   })
   await admin.request('POST', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', {
-    body: { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name }, webhooks: [entry('a'), entry('b')] },
+    body: {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name },
+      webhooks: [entry('a'), entry('b')],
+    },
   })
 }
 
@@ -80,7 +92,9 @@ async function callThroughApiServer(ns: string, entry: 'a' | 'b', calls: () => n
   const name = `probe-${entry}`
   const path = `/api/v1/namespaces/${ns}/configmaps/${name}`
   try {
-    await admin.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { [`certs-test-${entry}`]: 'yes' } } } })
+    await admin.request('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { [`certs-test-${entry}`]: 'yes' } } },
+    })
   } catch (e) {
     if (!(e instanceof KubeApiError && e.code === 409)) throw e
   }
@@ -118,7 +132,9 @@ t.test('issues into an empty Secret, writes the files, injects caBundle; the API
   const ns = await freshNamespace(t, admin, 'certs')
   const certDir = mkdtempSync(join(tmpdir(), 'ts-certs-'))
   // An empty Secret made by someone else (e.g. a GitOps tool): filled in, its type kept.
-  await admin.request('POST', `/api/v1/namespaces/${ns}/secrets`, { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'webhook-tls' }, type: 'Opaque' } })
+  await admin.request('POST', `/api/v1/namespaces/${ns}/secrets`, {
+    body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'webhook-tls' }, type: 'Opaque' },
+  })
   const vwc = `certs-${process.pid}-a`
   // The server needs some certificate to start; the manager's first pass provides the real one.
   const rec = recorder()
@@ -139,12 +155,20 @@ t.test('issues into an empty Secret, writes the files, injects caBundle; the API
   t.equal(readFileSync(join(certDir, 'ca.crt'), 'utf8'), data['ca.crt'])
   t.ok(chainsTo(data['tls.crt']!, data['ca.crt']!), 'serving certificate chains to the bundle')
   const leaf = new X509Certificate(data['tls.crt']!)
-  for (const n of ['template-sync-webhook', `template-sync-webhook.${ns}`, `template-sync-webhook.${ns}.svc`, `template-sync-webhook.${ns}.svc.cluster.local`, 'localhost']) t.match(leaf.subjectAltName, `DNS:${n}`)
+  for (const n of [
+    'template-sync-webhook',
+    `template-sync-webhook.${ns}`,
+    `template-sync-webhook.${ns}.svc`,
+    `template-sync-webhook.${ns}.svc.cluster.local`,
+    'localhost',
+  ])
+    t.match(leaf.subjectAltName, `DNS:${n}`)
   const days = (new Date(leaf.validTo).getTime() - Date.now()) / 86_400_000
   t.ok(days > 89 && days <= 90, `serving certificate valid ~90 days (${days.toFixed(2)})`)
 
   const stored = await admin.get<Vwc>(vwcPath(vwc))
-  for (const w of stored.webhooks) t.equal(Buffer.from(w.clientConfig.caBundle ?? '', 'base64').toString('utf8'), data['ca.crt'], `${w.name}: caBundle injected`)
+  for (const w of stored.webhooks)
+    t.equal(Buffer.from(w.clientConfig.caBundle ?? '', 'base64').toString('utf8'), data['ca.crt'], `${w.name}: caBundle injected`)
 
   const again = await manager.runOnce()
   t.strictSame(again.steps, [])
@@ -157,7 +181,10 @@ t.test('issues into an empty Secret, writes the files, injects caBundle; the API
   t.teardown(() => srv.server.close())
   const current = await admin.get<Vwc & { metadata: Record<string, unknown> }>(vwcPath(vwc))
   await admin.request('PUT', vwcPath(vwc), {
-    body: { ...current, webhooks: current.webhooks.map((w) => ({ ...w, clientConfig: { ...w.clientConfig, url: `https://localhost:${srv.port}/validate` } })) },
+    body: {
+      ...current,
+      webhooks: current.webhooks.map((w) => ({ ...w, clientConfig: { ...w.clientConfig, url: `https://localhost:${srv.port}/validate` } })),
+    },
   })
   await callThroughApiServer(ns, 'a', srv.calls)
   await callThroughApiServer(ns, 'b', srv.calls)
@@ -199,7 +226,10 @@ t.test('rotation: serving certificate, then the CA with both trusted in between'
   t.teardown(() => srv.server.close())
   const current = await admin.get<Vwc & { metadata: Record<string, unknown> }>(vwcPath(vwc))
   await admin.request('PUT', vwcPath(vwc), {
-    body: { ...current, webhooks: current.webhooks.map((w) => ({ ...w, clientConfig: { ...w.clientConfig, url: `https://localhost:${srv.port}/validate` } })) },
+    body: {
+      ...current,
+      webhooks: current.webhooks.map((w) => ({ ...w, clientConfig: { ...w.clientConfig, url: `https://localhost:${srv.port}/validate` } })),
+    },
   })
   await callThroughApiServer(ns, 'a', srv.calls)
   const before = decoded(await admin.get<Secret>(`/api/v1/namespaces/${ns}/secrets/webhook-tls`))
@@ -231,14 +261,21 @@ t.test('rotation: serving certificate, then the CA with both trusted in between'
   const step2 = await rotator.runOnce()
   t.strictSame(step2.steps, ['serving-issued'])
   const after = decoded(await admin.get<Secret>(`/api/v1/namespaces/${ns}/secrets/webhook-tls`))
-  t.equal(chainsTo(after['tls.crt']!, after['ca.crt']!), new X509Certificate(splitCertificates(after['ca.crt']!)[0]!).fingerprint256, 'issued by the new CA')
+  t.equal(
+    chainsTo(after['tls.crt']!, after['ca.crt']!),
+    new X509Certificate(splitCertificates(after['ca.crt']!)[0]!).fingerprint256,
+    'issued by the new CA',
+  )
   t.equal(after['ca-signer.crt'], splitCertificates(after['ca.crt']!)[0])
   srv.reload()
   await callThroughApiServer(ns, 'a', srv.calls)
   await callThroughApiServer(ns, 'b', srv.calls)
   t.pass('the API server accepts the certificate from the new CA')
   const settled = await new CertManager(options(ns, vwc, certDir, rec.log)).runOnce()
-  t.notOk(settled.secretWritten || settled.filesWritten || settled.webhookConfigurationPatched, 'with default timing the rotated state is left alone')
+  t.notOk(
+    settled.secretWritten || settled.filesWritten || settled.webhookConfigurationPatched,
+    'with default timing the rotated state is left alone',
+  )
   t.notMatch(rec.lines.join('\n'), /PRIVATE KEY|BEGIN CERTIFICATE/, 'no key material or PEM in the logs')
 })
 
@@ -250,7 +287,9 @@ t.test('runCertManager: ready after the first pass, keeps checking, stops', asyn
   const m = runCertManager(options(ns, `certs-${process.pid}-absent`, certDir, rec.log, { checkIntervalMs: 200 }))
   await m.ready
   t.ok(readFileSync(join(certDir, 'tls.crt'), 'utf8').includes('BEGIN CERTIFICATE'))
-  await eventually('a few more passes', async () => (rec.lines.filter((l) => l.includes('webhook configuration not found')).length >= 3 ? true : undefined))
+  await eventually('a few more passes', async () =>
+    rec.lines.filter((l) => l.includes('webhook configuration not found')).length >= 3 ? true : undefined,
+  )
   await m.stop()
   const n = rec.lines.length
   await new Promise((r) => setTimeout(r, 600))
@@ -262,9 +301,16 @@ t.test('a failing pass is retried and reported without key material', async (t) 
   const certDir = mkdtempSync(join(tmpdir(), 'ts-fail-'))
   const rec = recorder()
   // A Secret name the API server rejects: every pass fails until stopped.
-  const m = runCertManager(options(ns, `certs-${process.pid}-x`, certDir, rec.log, { secretName: 'Not_A_Valid_Name', checkIntervalMs: 2_000 }))
-  await eventually('two failed passes', async () => (rec.lines.filter((l) => l.includes('certificate pass failed')).length >= 2 ? true : undefined))
+  const m = runCertManager(
+    options(ns, `certs-${process.pid}-x`, certDir, rec.log, { secretName: 'Not_A_Valid_Name', checkIntervalMs: 2_000 }),
+  )
+  await eventually('two failed passes', async () =>
+    rec.lines.filter((l) => l.includes('certificate pass failed')).length >= 2 ? true : undefined,
+  )
   await m.stop()
-  t.match(rec.lines.find((l) => l.includes('certificate pass failed')), /"attempt":1/)
+  t.match(
+    rec.lines.find((l) => l.includes('certificate pass failed')),
+    /"attempt":1/,
+  )
   t.notMatch(rec.lines.join('\n'), /PRIVATE KEY/)
 })

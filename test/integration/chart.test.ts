@@ -88,7 +88,12 @@ interface HelmResult {
 function helm(bin: string, args: string[]): HelmResult {
   const r = spawnSync(bin, args, {
     encoding: 'utf8',
-    env: { ...process.env, HELM_CACHE_HOME: join(helmHome, 'cache'), HELM_CONFIG_HOME: join(helmHome, 'config'), HELM_DATA_HOME: join(helmHome, 'data') },
+    env: {
+      ...process.env,
+      HELM_CACHE_HOME: join(helmHome, 'cache'),
+      HELM_CONFIG_HOME: join(helmHome, 'config'),
+      HELM_DATA_HOME: join(helmHome, 'data'),
+    },
     maxBuffer: 32 * 1024 * 1024,
   })
   return { status: r.status, stdout: r.stdout, stderr: r.stderr }
@@ -115,7 +120,8 @@ const find = <T extends Manifest = Manifest>(ms: Manifest[], kind: string, name:
   return m as T
 }
 const rulesOf = (ms: Manifest[], kind: string, name: string): Rule[] => (find(ms, kind, name) as Manifest & { rules: Rule[] }).rules
-const webhooksOf = (ms: Manifest[]): WebhookEntry[] => (find(ms, 'ValidatingWebhookConfiguration', 'template-sync') as Manifest & { webhooks: WebhookEntry[] }).webhooks
+const webhooksOf = (ms: Manifest[]): WebhookEntry[] =>
+  (find(ms, 'ValidatingWebhookConfiguration', 'template-sync') as Manifest & { webhooks: WebhookEntry[] }).webhooks
 const argValues = (args: readonly string[], flag: string): string[] => args.flatMap((a, i) => (a === flag ? [args[i + 1] ?? ''] : []))
 
 const caBundle = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n').toString('base64')
@@ -134,7 +140,13 @@ const valueSets: Record<string, object> = {
   'url override': { webhook: { url: 'https://127.0.0.1:9443/validate', caBundle } },
   'existing secret': { webhook: { tls: { existingSecret: 'my-webhook-tls' }, caBundle } },
   'scale fails closed, no revert entry, one replica each': {
-    webhook: { replicas: 1, scale: { failurePolicy: 'Fail' }, revert: { enabled: false }, podDisruptionBudget: { enabled: false }, priorityClassName: 'system-cluster-critical' },
+    webhook: {
+      replicas: 1,
+      scale: { failurePolicy: 'Fail' },
+      revert: { enabled: false },
+      podDisruptionBudget: { enabled: false },
+      priorityClassName: 'system-cluster-critical',
+    },
     reconciler: { replicas: 1 },
   },
 }
@@ -185,7 +197,15 @@ t.test('values.schema.json rejects bad values', async (t) => {
     t.not(r.status, 0, `${name} is rejected`)
     t.match(r.stderr, /values don't meet the specifications of the schema|schema/i, name)
   }
-  const r = helm(bin, ['template', 'template-sync', chartDir, '--kube-version', KUBE_VERSION, '-f', valuesFile({ webhook: { tls: { existingSecret: 'x' } } })])
+  const r = helm(bin, [
+    'template',
+    'template-sync',
+    chartDir,
+    '--kube-version',
+    KUBE_VERSION,
+    '-f',
+    valuesFile({ webhook: { tls: { existingSecret: 'x' } } }),
+  ])
   t.not(r.status, 0, 'an existing Secret without a CA bundle is refused')
   t.match(r.stderr, /needs webhook.caBundle/)
 })
@@ -218,18 +238,37 @@ t.test('default rendering: objects, names and security', async (t) => {
     t.equal(pod.serviceAccountName, name)
     t.match(pod.securityContext, { runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } })
     const c = pod.containers[0]!
-    t.match(c.securityContext, { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] }, runAsNonRoot: true })
+    t.match(c.securityContext, {
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+      runAsNonRoot: true,
+    })
     t.equal(c.readinessProbe.httpGet.path, '/readyz')
     t.equal(c.livenessProbe.httpGet.path, '/healthz')
     t.equal(c.image, 'template-sync:0.1.0')
     t.ok(c.resources)
-    t.equal(pod.affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.[0]?.podAffinityTerm.topologyKey, 'kubernetes.io/hostname')
+    t.equal(
+      pod.affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.[0]?.podAffinityTerm.topologyKey,
+      'kubernetes.io/hostname',
+    )
   }
-  const pdb = find<Manifest & { spec: { minAvailable: number; selector: { matchLabels: Record<string, string> } } }>(ms, 'PodDisruptionBudget', 'template-sync-webhook')
+  const pdb = find<Manifest & { spec: { minAvailable: number; selector: { matchLabels: Record<string, string> } } }>(
+    ms,
+    'PodDisruptionBudget',
+    'template-sync-webhook',
+  )
   t.equal(pdb.spec.minAvailable, 1)
   t.equal(pdb.spec.selector.matchLabels['app.kubernetes.io/component'], 'webhook')
-  const svc = find<Manifest & { spec: { ports: { port: number; targetPort: string }[]; selector: Record<string, string> } }>(ms, 'Service', 'template-sync-webhook')
-  t.strictSame(svc.spec.ports.map((p) => [p.port, p.targetPort]), [[443, 'webhook']])
+  const svc = find<Manifest & { spec: { ports: { port: number; targetPort: string }[]; selector: Record<string, string> } }>(
+    ms,
+    'Service',
+    'template-sync-webhook',
+  )
+  t.strictSame(
+    svc.spec.ports.map((p) => [p.port, p.targetPort]),
+    [[443, 'webhook']],
+  )
   t.equal(svc.spec.selector['app.kubernetes.io/component'], 'webhook')
 })
 
@@ -252,8 +291,20 @@ t.test('default rendering: process flags follow the CLI contract', async (t) => 
   t.equal(wc.port, 9443)
   t.equal(wc.healthPort, 8081)
   t.strictSame(wc.operatorUsernames, ['system:serviceaccount:template-sync:template-sync-reconciler'])
-  t.strictSame(wc.selfManaged, { secretNamespace: 'template-sync', secretName: 'template-sync-webhook-tls', webhookConfigurationName: 'template-sync', serviceNamespace: 'template-sync', serviceName: 'template-sync-webhook' })
-  t.strictSame(webhook.containers[0]!.ports.map((p) => [p.name, p.containerPort]), [['webhook', 9443], ['health', 8081]])
+  t.strictSame(wc.selfManaged, {
+    secretNamespace: 'template-sync',
+    secretName: 'template-sync-webhook-tls',
+    webhookConfigurationName: 'template-sync',
+    serviceNamespace: 'template-sync',
+    serviceName: 'template-sync-webhook',
+  })
+  t.strictSame(
+    webhook.containers[0]!.ports.map((p) => [p.name, p.containerPort]),
+    [
+      ['webhook', 9443],
+      ['health', 8081],
+    ],
+  )
   t.strictSame(webhook.containers[0]!.volumeMounts, [{ name: 'tls', mountPath: '/tls', readOnly: false }])
   t.ok(webhook.volumes?.[0]?.emptyDir, 'self-managed: the webhook writes its own files into an emptyDir')
 
@@ -271,41 +322,66 @@ t.test('default rendering: process flags follow the CLI contract', async (t) => 
   // The default Node flags reach the webhook, and Node accepts them in NODE_OPTIONS.
   const nodeOptions = webhook.containers[0]!.env?.find((e) => e.name === 'NODE_OPTIONS')?.value
   t.equal(nodeOptions, '--max-semi-space-size=8')
-  const check = spawnSync(process.execPath, ['-e', 'process.exit(0)'], { env: { ...process.env, NODE_OPTIONS: nodeOptions ?? '' }, encoding: 'utf8' })
+  const check = spawnSync(process.execPath, ['-e', 'process.exit(0)'], {
+    env: { ...process.env, NODE_OPTIONS: nodeOptions ?? '' },
+    encoding: 'utf8',
+  })
   t.equal(check.status, 0, `node accepts NODE_OPTIONS=${nodeOptions ?? ''}: ${check.stderr}`)
   const noFlags = find<Deployment>(render({ webhook: { nodeOptions: '' } }), 'Deployment', 'template-sync-webhook').spec.template.spec
-  t.notOk(noFlags.containers[0]!.env?.some((e) => e.name === 'NODE_OPTIONS'), 'an empty nodeOptions sets no NODE_OPTIONS')
+  t.notOk(
+    noFlags.containers[0]!.env?.some((e) => e.name === 'NODE_OPTIONS'),
+    'an empty nodeOptions sets no NODE_OPTIONS',
+  )
 
   const extra = render({ webhook: { extraOperatorUsernames: ['system:serviceaccount:ops:break-glass'] }, logLevel: 'debug' })
   const eargs = find<Deployment>(extra, 'Deployment', 'template-sync-webhook').spec.template.spec.containers[0]!.args
-  t.strictSame(argValues(eargs, '--operator-usernames'), ['system:serviceaccount:template-sync:template-sync-reconciler,system:serviceaccount:ops:break-glass'])
+  t.strictSame(argValues(eargs, '--operator-usernames'), [
+    'system:serviceaccount:template-sync:template-sync-reconciler,system:serviceaccount:ops:break-glass',
+  ])
   t.strictSame(argValues(eargs, '--log-level'), ['debug'])
 })
 
 t.test('default rendering: the webhook configuration (DESIGN decision 8)', async (t) => {
   const hooks = webhooksOf(render())
-  t.strictSame(hooks.map((h) => [h.name, h.failurePolicy]), [
-    ['strict.templates.v2.stakater.com', 'Fail'],
-    ['scale.templates.v2.stakater.com', 'Ignore'],
-    ['revert.templates.v2.stakater.com', 'Ignore'],
-  ])
+  t.strictSame(
+    hooks.map((h) => [h.name, h.failurePolicy]),
+    [
+      ['strict.templates.v2.stakater.com', 'Fail'],
+      ['scale.templates.v2.stakater.com', 'Ignore'],
+      ['revert.templates.v2.stakater.com', 'Ignore'],
+    ],
+  )
   for (const h of hooks) {
     t.equal(h.sideEffects, 'None')
     t.strictSame(h.admissionReviewVersions, ['v1'])
     t.equal(h.matchPolicy, 'Equivalent')
     t.strictSame(h.clientConfig.service, { name: 'template-sync-webhook', namespace: 'template-sync', path: '/validate', port: 443 })
-    t.strictSame(h.namespaceSelector?.matchExpressions, [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] }])
-    for (const r of h.rules) t.notOk(r.resources.some((x) => x.endsWith('/status') || x === '*/*'), `${h.name}: status is never matched`)
+    t.strictSame(h.namespaceSelector?.matchExpressions, [
+      { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] },
+    ])
+    for (const r of h.rules)
+      t.notOk(
+        r.resources.some((x) => x.endsWith('/status') || x === '*/*'),
+        `${h.name}: status is never matched`,
+      )
     const exempt = h.matchConditions?.find((c) => c.name === 'not-exempt-user')
     t.match(exempt?.expression, /request\.userInfo\.username in \[.*'system:serviceaccount:template-sync:template-sync-reconciler'.*\]/)
   }
   const [strict, scale, revert] = hooks as [WebhookEntry, WebhookEntry, WebhookEntry]
   t.equal(strict.timeoutSeconds, 5)
   t.strictSame(strict.rules, [{ apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], operations: ['UPDATE', 'DELETE'], scope: '*' }])
-  t.match(strict.matchConditions?.[1]?.expression, new RegExp(`oldObject != null.*'${LABEL_INSTANCE_UID}' in oldObject.metadata.labels.*\\['${LABEL_SYNC_MODE}'\\] == 'strict'`))
+  t.match(
+    strict.matchConditions?.[1]?.expression,
+    new RegExp(`oldObject != null.*'${LABEL_INSTANCE_UID}' in oldObject.metadata.labels.*\\['${LABEL_SYNC_MODE}'\\] == 'strict'`),
+  )
   t.strictSame(
     scale.rules.map((r) => `${r.apiGroups[0]}/${r.resources[0]}:${r.operations.join(',')}`),
-    ['apps/deployments/scale:UPDATE', 'apps/statefulsets/scale:UPDATE', 'apps/replicasets/scale:UPDATE', '/replicationcontrollers/scale:UPDATE'],
+    [
+      'apps/deployments/scale:UPDATE',
+      'apps/statefulsets/scale:UPDATE',
+      'apps/replicasets/scale:UPDATE',
+      '/replicationcontrollers/scale:UPDATE',
+    ],
   )
   t.equal(scale.matchConditions?.length, 1, 'scale: no label condition (Scale objects carry no labels)')
   t.match(revert.matchConditions?.[1]?.expression, /== 'revert'$/)
@@ -315,32 +391,68 @@ t.test('default rendering: least-privilege RBAC', async (t) => {
   const ms = render()
   const webhook = rulesOf(ms, 'ClusterRole', 'template-sync-webhook')
   for (const r of webhook) t.strictSame(r.verbs, ['get', 'list', 'watch'], `webhook ClusterRole only reads ${r.resources.join(',')}`)
-  t.strictSame(webhook.flatMap((r) => r.resources), ['templates', 'templateinstances', 'namespaces', 'deployments', 'statefulsets', 'replicasets', 'replicationcontrollers'])
+  t.strictSame(
+    webhook.flatMap((r) => r.resources),
+    ['templates', 'templateinstances', 'namespaces', 'deployments', 'statefulsets', 'replicasets', 'replicationcontrollers'],
+  )
   t.strictSame(rulesOf(ms, 'Role', 'template-sync-webhook-certs'), [
     { apiGroups: [''], resources: ['secrets'], resourceNames: ['template-sync-webhook-tls'], verbs: ['get', 'update'] },
     { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
   ])
   t.strictSame(rulesOf(ms, 'ClusterRole', 'template-sync-webhook-configuration'), [
-    { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], resourceNames: ['template-sync'], verbs: ['get', 'update', 'patch'] },
+    {
+      apiGroups: ['admissionregistration.k8s.io'],
+      resources: ['validatingwebhookconfigurations'],
+      resourceNames: ['template-sync'],
+      verbs: ['get', 'update', 'patch'],
+    },
   ])
   const reconciler = rulesOf(ms, 'ClusterRole', 'template-sync-reconciler')
-  t.notOk(reconciler.some((r) => r.verbs.includes('*') || r.resources.includes('*') || r.apiGroups.includes('*')), 'no wildcards')
-  t.notOk(reconciler.some((r) => r.verbs.includes('delete')), 'the default grants no delete')
-  t.match(reconciler.at(-1), { apiGroups: [''], resources: ['configmaps', 'secrets'], verbs: ['get', 'list', 'watch'] }, 'default additionalRules: parameter sources')
+  t.notOk(
+    reconciler.some((r) => r.verbs.includes('*') || r.resources.includes('*') || r.apiGroups.includes('*')),
+    'no wildcards',
+  )
+  t.notOk(
+    reconciler.some((r) => r.verbs.includes('delete')),
+    'the default grants no delete',
+  )
+  t.match(
+    reconciler.at(-1),
+    { apiGroups: [''], resources: ['configmaps', 'secrets'], verbs: ['get', 'list', 'watch'] },
+    'default additionalRules: parameter sources',
+  )
   t.strictSame(rulesOf(ms, 'Role', 'template-sync-reconciler-leader-election'), [
     { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: ['template-sync-reconciler'], verbs: ['get', 'update'] },
     { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
   ])
   const added = rulesOf(render(valueSets['additional rules']!), 'ClusterRole', 'template-sync-reconciler')
-  t.match(added.slice(-2), [{ resources: ['configmaps'] }, { apiGroups: ['apps'], resources: ['deployments'] }], 'additionalRules are appended')
+  t.match(
+    added.slice(-2),
+    [{ resources: ['configmaps'] }, { apiGroups: ['apps'], resources: ['deployments'] }],
+    'additionalRules are appended',
+  )
 })
 
 t.test('cert-manager mode', async (t) => {
   const ms = render(valueSets['cert-manager']!)
   const kinds = ms.filter((m) => m.apiVersion === 'cert-manager.io/v1').map((m) => `${m.kind}/${m.metadata.name}`)
-  t.strictSame(kinds.sort(), ['Certificate/template-sync-webhook-ca', 'Certificate/template-sync-webhook-tls', 'Issuer/template-sync-ca', 'Issuer/template-sync-selfsigned'])
-  const serving = find<Manifest & { spec: { dnsNames: string[]; secretName: string; issuerRef: { name: string } } }>(ms, 'Certificate', 'template-sync-webhook-tls')
-  t.strictSame(serving.spec.dnsNames, ['template-sync-webhook', 'template-sync-webhook.template-sync', 'template-sync-webhook.template-sync.svc', 'template-sync-webhook.template-sync.svc.cluster.local'])
+  t.strictSame(kinds.sort(), [
+    'Certificate/template-sync-webhook-ca',
+    'Certificate/template-sync-webhook-tls',
+    'Issuer/template-sync-ca',
+    'Issuer/template-sync-selfsigned',
+  ])
+  const serving = find<Manifest & { spec: { dnsNames: string[]; secretName: string; issuerRef: { name: string } } }>(
+    ms,
+    'Certificate',
+    'template-sync-webhook-tls',
+  )
+  t.strictSame(serving.spec.dnsNames, [
+    'template-sync-webhook',
+    'template-sync-webhook.template-sync',
+    'template-sync-webhook.template-sync.svc',
+    'template-sync-webhook.template-sync.svc.cluster.local',
+  ])
   t.equal(serving.spec.issuerRef.name, 'template-sync-ca')
   const ca = find<Manifest & { spec: { isCA: boolean } }>(ms, 'Certificate', 'template-sync-webhook-ca')
   t.equal(ca.spec.isCA, true)
@@ -350,11 +462,19 @@ t.test('cert-manager mode', async (t) => {
   t.notOk(pod.containers[0]!.args.includes('--self-managed-certs'))
   t.equal(pod.volumes?.[0]?.secret?.secretName, 'template-sync-webhook-tls')
   t.equal(pod.containers[0]!.volumeMounts?.[0]?.readOnly, true)
-  t.notOk(ms.some((m) => m.metadata.name === 'template-sync-webhook-certs' || m.metadata.name === 'template-sync-webhook-configuration'), 'no certificate RBAC')
+  t.notOk(
+    ms.some((m) => m.metadata.name === 'template-sync-webhook-certs' || m.metadata.name === 'template-sync-webhook-configuration'),
+    'no certificate RBAC',
+  )
 
   const own = render(valueSets['cert-manager with an existing issuer']!)
-  t.strictSame(own.filter((m) => m.apiVersion === 'cert-manager.io/v1').map((m) => m.kind), ['Certificate'])
-  t.match(find(own, 'Certificate', 'template-sync-webhook-tls'), { spec: { issuerRef: { name: 'corp-ca', kind: 'ClusterIssuer', group: 'cert-manager.io' } } })
+  t.strictSame(
+    own.filter((m) => m.apiVersion === 'cert-manager.io/v1').map((m) => m.kind),
+    ['Certificate'],
+  )
+  t.match(find(own, 'Certificate', 'template-sync-webhook-tls'), {
+    spec: { issuerRef: { name: 'corp-ca', kind: 'ClusterIssuer', group: 'cert-manager.io' } },
+  })
 })
 
 t.test('url override and an existing Secret', async (t) => {
@@ -370,19 +490,34 @@ t.test('url override and an existing Secret', async (t) => {
 
 t.test('optional entries and scale policy', async (t) => {
   const ms = render(valueSets['scale fails closed, no revert entry, one replica each']!)
-  t.strictSame(webhooksOf(ms).map((h) => [h.name, h.failurePolicy]), [
-    ['strict.templates.v2.stakater.com', 'Fail'],
-    ['scale.templates.v2.stakater.com', 'Fail'],
-  ])
+  t.strictSame(
+    webhooksOf(ms).map((h) => [h.name, h.failurePolicy]),
+    [
+      ['strict.templates.v2.stakater.com', 'Fail'],
+      ['scale.templates.v2.stakater.com', 'Fail'],
+    ],
+  )
   t.notOk(ms.some((m) => m.kind === 'PodDisruptionBudget'))
   const noScale = render({ webhook: { scale: { enabled: false } } })
-  t.strictSame(webhooksOf(noScale).map((h) => h.name), ['strict.templates.v2.stakater.com', 'revert.templates.v2.stakater.com'])
+  t.strictSame(
+    webhooksOf(noScale).map((h) => h.name),
+    ['strict.templates.v2.stakater.com', 'revert.templates.v2.stakater.com'],
+  )
 })
 
 t.test('NOTES.txt tells which certificate mode and entries are in use', async (t) => {
   const notes = (values: object): string => {
     // --dry-run=client renders NOTES without installing; helm still reads the server version.
-    const r = helm(bin, ['install', 'template-sync', chartDir, '--namespace', 'template-sync', '--dry-run=client', '-f', valuesFile(values)])
+    const r = helm(bin, [
+      'install',
+      'template-sync',
+      chartDir,
+      '--namespace',
+      'template-sync',
+      '--dry-run=client',
+      '-f',
+      valuesFile(values),
+    ])
     if (r.status !== 0) throw new Error(r.stderr)
     return r.stdout.slice(r.stdout.indexOf('NOTES:'))
   }
@@ -397,7 +532,9 @@ t.test('NOTES.txt tells which certificate mode and entries are in use', async (t
 })
 
 t.test('the CRDs in crds/ are crdManifests()', async (t) => {
-  const fromChart = ['templates.yaml', 'templateinstances.yaml'].map((f) => loadAll(readFileSync(join(chartDir, 'crds', f), 'utf8'))[0] as unknown)
+  const fromChart = ['templates.yaml', 'templateinstances.yaml'].map(
+    (f) => loadAll(readFileSync(join(chartDir, 'crds', f), 'utf8'))[0] as unknown,
+  )
   t.strictSame(fromChart, JSON.parse(JSON.stringify(crdManifests())))
 })
 
@@ -416,7 +553,9 @@ async function ensureCrds(client: KubeClient): Promise<void> {
   }
   await eventually('CRDs established', async () => {
     for (const crd of crdManifests()) {
-      const got = await client.get<{ status?: { conditions?: { type: string; status: string }[] } }>(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`)
+      const got = await client.get<{ status?: { conditions?: { type: string; status: string }[] } }>(
+        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`,
+      )
       if (!got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return undefined
     }
     return true
@@ -442,7 +581,10 @@ t.test('the default rendering installs into the API server', async (t) => {
   await ensureCrds(admin)
 
   for (const m of ms) {
-    await t.resolves(admin.request('POST', await pathOf(m, false), { body: m, query: { dryRun: 'All', fieldValidation: 'Strict' } }), `dry-run ${m.kind}/${m.metadata.name}`)
+    await t.resolves(
+      admin.request('POST', await pathOf(m, false), { body: m, query: { dryRun: 'All', fieldValidation: 'Strict' } }),
+      `dry-run ${m.kind}/${m.metadata.name}`,
+    )
   }
 
   const clusterScoped: string[] = []
@@ -463,7 +605,9 @@ t.test('the default rendering installs into the API server', async (t) => {
   }
 
   const vwcName = `${release}-template-sync`
-  const stored = await admin.get<{ webhooks: WebhookEntry[] }>(`/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${vwcName}`)
+  const stored = await admin.get<{ webhooks: WebhookEntry[] }>(
+    `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${vwcName}`,
+  )
   t.strictSame(
     stored.webhooks.map((w) => [w.name, w.matchConditions?.map((c) => c.name)]),
     [
@@ -477,14 +621,20 @@ t.test('the default rendering installs into the API server', async (t) => {
   // The API server compiled the CEL; now it evaluates it. No webhook pod runs
   // here, so a call to the Service fails: under the strict entry (Fail) that
   // shows up as a rejected request, under the others (Ignore) as a pass.
-  const cm = (name: string, labels: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, labels }, data: { a: '1' } })
+  const cm = (name: string, labels: Record<string, string>) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: ns, labels },
+    data: { a: '1' },
+  })
   const owned = { [LABEL_INSTANCE_UID]: '00000000-0000-0000-0000-000000000001' }
   const cmPath = (name = ''): string => `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ''}`
   await admin.request('POST', cmPath(), { body: cm('strict', { ...owned, [LABEL_SYNC_MODE]: 'strict' }) })
   await admin.request('POST', cmPath(), { body: cm('strict-no-uid', { [LABEL_SYNC_MODE]: 'strict' }) })
   await admin.request('POST', cmPath(), { body: cm('revert', { ...owned, [LABEL_SYNC_MODE]: 'revert' }) })
   await admin.request('POST', cmPath(), { body: cm('plain', {}) })
-  const patch = (name: string, value: string): Promise<unknown> => admin.request('PATCH', cmPath(name), { body: { data: { a: value } }, contentType: CONTENT_MERGE })
+  const patch = (name: string, value: string): Promise<unknown> =>
+    admin.request('PATCH', cmPath(name), { body: { data: { a: value } }, contentType: CONTENT_MERGE })
 
   const failure = await eventually('the strict entry to reach the (absent) webhook', async () => {
     try {
@@ -494,24 +644,42 @@ t.test('the default rendering installs into the API server', async (t) => {
       return e instanceof KubeApiError && /strict\.templates\.v2\.stakater\.com/.test(e.message) ? e : undefined
     }
   })
-  t.match(failure.message, /failed calling webhook "strict\.templates\.v2\.stakater\.com"/, 'UPDATE of a strict object is sent to the webhook and fails closed')
-  await t.rejects(admin.request('DELETE', cmPath('strict')), /failed calling webhook "strict\.templates/, 'DELETE (object null, oldObject set) is matched too')
+  t.match(
+    failure.message,
+    /failed calling webhook "strict\.templates\.v2\.stakater\.com"/,
+    'UPDATE of a strict object is sent to the webhook and fails closed',
+  )
+  await t.rejects(
+    admin.request('DELETE', cmPath('strict')),
+    /failed calling webhook "strict\.templates/,
+    'DELETE (object null, oldObject set) is matched too',
+  )
   await t.resolves(patch('strict-no-uid', 'x'), 'a strict label without an owner UID is not sent')
   await t.resolves(patch('revert', 'x'), 'revert objects fail open')
   await t.resolves(patch('plain', 'x'), 'unlabelled objects are never sent')
   await t.resolves(admin.request('DELETE', cmPath('plain')))
-  await t.resolves(admin.request('POST', cmPath(), { body: cm('created-strict', { ...owned, [LABEL_SYNC_MODE]: 'strict' }) }), 'CREATE is never sent')
+  await t.resolves(
+    admin.request('POST', cmPath(), { body: cm('created-strict', { ...owned, [LABEL_SYNC_MODE]: 'strict' }) }),
+    'CREATE is never sent',
+  )
 
   // /scale of a Deployment: matched without labels, fails open.
   const deploy = {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'web', namespace: ns, labels: { ...owned, [LABEL_SYNC_MODE]: 'strict' } },
-    spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'example.invalid/c:1' }] } } },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: 'web' } },
+      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'example.invalid/c:1' }] } },
+    },
   }
   await admin.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, { body: deploy })
   await t.resolves(
-    admin.request('PATCH', `/apis/apps/v1/namespaces/${ns}/deployments/web/scale`, { body: { spec: { replicas: 2 } }, contentType: CONTENT_MERGE }),
+    admin.request('PATCH', `/apis/apps/v1/namespaces/${ns}/deployments/web/scale`, {
+      body: { spec: { replicas: 2 } },
+      contentType: CONTENT_MERGE,
+    }),
     'scale passes while the webhook is unreachable (failurePolicy Ignore)',
   )
 
@@ -519,7 +687,12 @@ t.test('the default rendering installs into the API server', async (t) => {
   // write access to ConfigMaps in this namespace only for this check.
   const sa = `${release}-template-sync-reconciler`
   await admin.request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, {
-    body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'cm-writer' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'patch', 'update'] }] },
+    body: {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'cm-writer' },
+      rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'patch', 'update'] }],
+    },
   })
   await admin.request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
     body: {

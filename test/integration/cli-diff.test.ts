@@ -4,7 +4,15 @@
 
 import t from 'tap'
 import { adminClient, clusterInfo, eventually, freshNamespace } from './helpers/cluster.ts'
-import { installCrds, startManager, createTemplate, createInstance, patchTemplateSpec, waitForCondition, type RunningManager } from './helpers/operator.ts'
+import {
+  installCrds,
+  startManager,
+  createTemplate,
+  createInstance,
+  patchTemplateSpec,
+  waitForCondition,
+  type RunningManager,
+} from './helpers/operator.ts'
 import { runDiff } from '../../src/cli/diff.ts'
 import { runRender } from '../../src/cli/render.ts'
 import { LABEL_INSTANCE_UID } from '../../src/api/names.ts'
@@ -35,7 +43,11 @@ interface Run {
 async function cli(run: typeof runDiff, args: string[]): Promise<Run> {
   let out = ''
   let err = ''
-  const code = await run([...args, '--kubeconfig', clusterInfo().kubeconfig], {}, { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } })
+  const code = await run(
+    [...args, '--kubeconfig', clusterInfo().kubeconfig],
+    {},
+    { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } },
+  )
   return { code, out, err }
 }
 const diff = (...args: string[]): Promise<Run> => cli(runDiff, args)
@@ -102,13 +114,20 @@ t.test('drift is reported by path with exit 1, a Secret without its value; exit 
 
   const json = await diff(`${ns}/app`, '-o', 'json')
   t.equal(json.code, 1)
-  const report = JSON.parse(json.out) as { syncMode: string; exitCode: number; objects: { kind: string; state: string; changes: { path: string; pointer: string; kind: string }[] }[] }
+  const report = JSON.parse(json.out) as {
+    syncMode: string
+    exitCode: number
+    objects: { kind: string; state: string; changes: { path: string; pointer: string; kind: string }[] }[]
+  }
   t.equal(report.syncMode, 'off')
   t.equal(report.exitCode, 1)
-  t.same(report.objects.map((o) => [o.kind, o.state, o.changes.map((c) => `${c.kind} ${c.path} ${c.pointer}`)]), [
-    ['ConfigMap', 'drifted', ['changed data.v /data/v']],
-    ['Secret', 'drifted', ['changed data.password /data/password']],
-  ])
+  t.same(
+    report.objects.map((o) => [o.kind, o.state, o.changes.map((c) => `${c.kind} ${c.path} ${c.pointer}`)]),
+    [
+      ['ConfigMap', 'drifted', ['changed data.v /data/v']],
+      ['Secret', 'drifted', ['changed data.password /data/password']],
+    ],
+  )
   t.same(leaks(json), [], 'no Secret value in the JSON output')
 
   // Resume management: the reconciler reverts both edits.
@@ -183,19 +202,49 @@ t.test('render reads the instance from the cluster, and valueFrom sources for fi
   const inst = await createInstance(client, ns, 'app', { templateRef: { name: 'tpl', namespace: ns } })
   const r = await render(`${ns}/app`)
   t.equal(r.code, 0, r.err)
-  const docs = parseYamlStream(r.out).map((d) => d.value as { kind: string; metadata: { namespace?: string; labels?: Record<string, string> }; stringData?: Record<string, string> })
-  t.same(docs.map((d) => d.kind), ['ConfigMap', 'Secret'])
+  const docs = parseYamlStream(r.out).map(
+    (d) =>
+      d.value as { kind: string; metadata: { namespace?: string; labels?: Record<string, string> }; stringData?: Record<string, string> },
+  )
+  t.same(
+    docs.map((d) => d.kind),
+    ['ConfigMap', 'Secret'],
+  )
   t.equal(docs[0]?.metadata.namespace, ns)
   t.equal(docs[0]?.metadata.labels?.[LABEL_INSTANCE_UID], inst.metadata?.uid, 'stamped with the live instance uid')
   t.same(docs[1]?.stringData, { password: '*****' })
   t.same(leaks(r), [])
 
-  await client.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'src' }, data: { k: 'from-the-cluster' } } })
+  await client.request('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+    body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'src' }, data: { k: 'from-the-cluster' } },
+  })
   const dir = mkdtempSync(join(tmpdir(), 'ts-cli-'))
   const tpl = join(dir, 'tpl.yaml')
   const ins = join(dir, 'inst.yaml')
-  writeFileSync(tpl, JSON.stringify({ apiVersion: 'templates.v2.stakater.com/v2alpha1', kind: 'Template', metadata: { name: 'local', namespace: ns }, spec: { parameters: [{ name: 'p' }], gotemplate: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: local\ndata:\n  p: {{ .parameters.p | quote }}\n' } }))
-  writeFileSync(ins, JSON.stringify({ apiVersion: 'templates.v2.stakater.com/v2alpha1', kind: 'TemplateInstance', metadata: { name: 'local', namespace: ns }, spec: { templateRef: { name: 'local', namespace: ns }, parameters: [{ name: 'p', valueFrom: { configMapKeyRef: { name: 'src', key: 'k' } } }] } }))
+  writeFileSync(
+    tpl,
+    JSON.stringify({
+      apiVersion: 'templates.v2.stakater.com/v2alpha1',
+      kind: 'Template',
+      metadata: { name: 'local', namespace: ns },
+      spec: {
+        parameters: [{ name: 'p' }],
+        gotemplate: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: local\ndata:\n  p: {{ .parameters.p | quote }}\n',
+      },
+    }),
+  )
+  writeFileSync(
+    ins,
+    JSON.stringify({
+      apiVersion: 'templates.v2.stakater.com/v2alpha1',
+      kind: 'TemplateInstance',
+      metadata: { name: 'local', namespace: ns },
+      spec: {
+        templateRef: { name: 'local', namespace: ns },
+        parameters: [{ name: 'p', valueFrom: { configMapKeyRef: { name: 'src', key: 'k' } } }],
+      },
+    }),
+  )
   const local = await render('--template', tpl, '--instance', ins)
   t.equal(local.code, 0, local.err)
   t.match(local.out, /p: from-the-cluster/)

@@ -33,7 +33,12 @@ t.test('a CRD becomes Established and appears in discovery', async (t) => {
           name: 'v1',
           served: true,
           storage: true,
-          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer', minimum: 1 } } } } } },
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: { spec: { type: 'object', properties: { size: { type: 'integer', minimum: 1 } } } },
+            },
+          },
         },
       ],
     },
@@ -41,15 +46,22 @@ t.test('a CRD becomes Established and appears in discovery', async (t) => {
   await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd })
   t.teardown(() => client.request('DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${group}`))
   await eventually('CRD Established', async () => {
-    const got = await client.get<{ status?: { conditions?: { type: string; status: string }[] } }>(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${group}`)
+    const got = await client.get<{ status?: { conditions?: { type: string; status: string }[] } }>(
+      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${group}`,
+    )
     return got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined
   })
   const disc = await eventually('discovery', () => client.getOrUndefined<{ resources: { name: string }[] }>(`/apis/${group}/v1`))
-  t.ok(disc.resources.some((r) => r.name === 'widgets'), 'widgets served')
+  t.ok(
+    disc.resources.some((r) => r.name === 'widgets'),
+    'widgets served',
+  )
   const ns = await freshNamespace(t, client)
   // Structural schema validation is enforced by the server.
   const bad = await client
-    .request('POST', `/apis/${group}/v1/namespaces/${ns}/widgets`, { body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: { size: 0 } } })
+    .request('POST', `/apis/${group}/v1/namespaces/${ns}/widgets`, {
+      body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: { size: 0 } },
+    })
     .catch((e: unknown) => e)
   t.ok(bad instanceof KubeApiError && bad.code === 422, 'schema minimum rejects size 0')
 })
@@ -82,9 +94,20 @@ t.test('server-side apply with a field manager, then a dry-run apply that change
   const path = `/api/v1/namespaces/${ns}/configmaps/applied`
   const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied', namespace: ns }, data: { k: 'v' } }
   type CM = { metadata: { resourceVersion: string; managedFields: { manager: string; operation: string }[] }; data: Record<string, string> }
-  const first = await client.request<CM>('PATCH', path, { body, contentType: CONTENT_APPLY, query: { fieldManager: 'template-sync', force: true } })
-  t.ok(first.metadata.managedFields.some((f) => f.manager === 'template-sync' && f.operation === 'Apply'), 'template-sync owns its fields')
-  const dry = await client.request<CM>('PATCH', path, { body, contentType: CONTENT_APPLY, query: { fieldManager: 'template-sync', force: true, dryRun: 'All' } })
+  const first = await client.request<CM>('PATCH', path, {
+    body,
+    contentType: CONTENT_APPLY,
+    query: { fieldManager: 'template-sync', force: true },
+  })
+  t.ok(
+    first.metadata.managedFields.some((f) => f.manager === 'template-sync' && f.operation === 'Apply'),
+    'template-sync owns its fields',
+  )
+  const dry = await client.request<CM>('PATCH', path, {
+    body,
+    contentType: CONTENT_APPLY,
+    query: { fieldManager: 'template-sync', force: true, dryRun: 'All' },
+  })
   t.equal(dry.metadata.resourceVersion, first.metadata.resourceVersion, 'dry-run of the same intent is a no-op')
   const changed = await client.request<CM>('PATCH', path, {
     body: { ...body, data: { k: 'other' } },
@@ -131,8 +154,15 @@ t.test('a webhook with matchConditions receives a real AdmissionReview and its d
   })
   t.teardown(uninstall)
   const cms = `/api/v1/namespaces/${ns}/configmaps`
-  const guarded = (n: string): Record<string, unknown> => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: n, labels: { 'smoke-guarded': 'yes' } } })
-  await waitUntilCalled(() => client.request('POST', cms, { body: guarded('probe'), query: { dryRun: 'All' } }), () => received.length > 0)
+  const guarded = (n: string): Record<string, unknown> => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: n, labels: { 'smoke-guarded': 'yes' } },
+  })
+  await waitUntilCalled(
+    () => client.request('POST', cms, { body: guarded('probe'), query: { dryRun: 'All' } }),
+    () => received.length > 0,
+  )
   const before = received.length
   // Not matching the condition: never sent to the webhook, and allowed.
   await client.request('POST', cms, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'free' } } })
@@ -148,8 +178,15 @@ t.test('a webhook with matchConditions receives a real AdmissionReview and its d
 t.test('namespace deletion completes (namespace controller runs)', async (t) => {
   const name = `smoke-del-${Date.now().toString(36)}`
   await client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } })
-  await client.request('POST', `/api/v1/namespaces/${name}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } } })
+  await client.request('POST', `/api/v1/namespaces/${name}/configmaps`, {
+    body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } },
+  })
   await client.request('DELETE', `/api/v1/namespaces/${name}`)
-  await eventually('namespace gone', async () => ((await client.getOrUndefined(`/api/v1/namespaces/${name}`)) === undefined ? true : undefined), 60_000, 250)
+  await eventually(
+    'namespace gone',
+    async () => ((await client.getOrUndefined(`/api/v1/namespaces/${name}`)) === undefined ? true : undefined),
+    60_000,
+    250,
+  )
   t.pass('namespace and its contents were removed')
 })

@@ -35,11 +35,13 @@ t.teardown(async () => {
 
 const cmPath = (ns: string, name = ''): string => `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ''}`
 const getCm = (ns: string, name: string): Promise<KubeObject | undefined> => client.getOrUndefined<KubeObject>(cmPath(ns, name))
-const dataOf = async (ns: string, name: string): Promise<Record<string, string> | undefined> => (await getCm(ns, name))?.data as Record<string, string> | undefined
+const dataOf = async (ns: string, name: string): Promise<Record<string, string> | undefined> =>
+  (await getCm(ns, name))?.data as Record<string, string> | undefined
 const editCm = (ns: string, name: string, data: Record<string, string | null>, manager = 'kubectl-edit'): Promise<KubeObject> =>
   client.request<KubeObject>('PATCH', cmPath(ns, name), { body: { data }, contentType: CONTENT_MERGE, query: { fieldManager: manager } })
 
-const isWrite = (v: string): boolean => v !== 'GET' && v !== 'WATCH' && !v.endsWith('-DRYRUN') && !v.startsWith('LEASE-') && !v.startsWith('EVENT-')
+const isWrite = (v: string): boolean =>
+  v !== 'GET' && v !== 'WATCH' && !v.endsWith('-DRYRUN') && !v.startsWith('LEASE-') && !v.startsWith('EVENT-')
 /**
  * Counts the reconciler's writes into one namespace from now on. Other tests'
  * namespaces are being torn down meanwhile, and cleaning those up is
@@ -53,7 +55,11 @@ function writesIn(ns: string): () => number {
   return () => n
 }
 
-async function revertSetup(t: { teardown(fn: () => unknown): void }, mode: 'revert' | 'strict' = 'revert', ignoreFields: string[] = []): Promise<string> {
+async function revertSetup(
+  t: { teardown(fn: () => unknown): void },
+  mode: 'revert' | 'strict' = 'revert',
+  ignoreFields: string[] = [],
+): Promise<string> {
   const ns = await freshNamespace(t, client)
   await createTemplate(client, ns, 'tpl', {
     sync: { mode, ignoreFields },
@@ -85,7 +91,10 @@ t.test('an edit is reverted with exactly one write, and an event names the field
   await eventually('reverted', async () => ((await dataOf(ns, 'app'))?.color === 'blue' ? true : undefined))
   await new Promise((r) => setTimeout(r, 1500))
   t.equal(inNs(), 1, 'one apply, nothing else')
-  t.ok(op.events.some((e) => e.reason === 'Reverted' && /app/.test(e.message) && /data\.color/.test(e.message)), 'Reverted event names the field')
+  t.ok(
+    op.events.some((e) => e.reason === 'Reverted' && /app/.test(e.message) && /data\.color/.test(e.message)),
+    'Reverted event names the field',
+  )
 })
 
 t.test('a deleted rendered object is re-created every time, also after its watch restarted', async (t) => {
@@ -106,13 +115,18 @@ t.test('a deleted rendered object is re-created every time, also after its watch
 
 t.test('an update of a parameter source propagates to the rendered object', async (t) => {
   const ns = await freshNamespace(t, client)
-  await client.request('POST', cmPath(ns), { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings' }, data: { level: 'one' } } })
+  await client.request('POST', cmPath(ns), {
+    body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings' }, data: { level: 'one' } },
+  })
   await createTemplate(client, ns, 'tpl', {
     sync: { mode: 'revert' },
     parameters: [{ name: 'level' }],
     gotemplate: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: out\ndata:\n  level: {{ .parameters.level | quote }}\n',
   })
-  await createInstance(client, ns, 'app', { templateRef: { name: 'tpl', namespace: ns }, parameters: [{ name: 'level', valueFrom: { configMapKeyRef: { name: 'settings', key: 'level' } } }] })
+  await createInstance(client, ns, 'app', {
+    templateRef: { name: 'tpl', namespace: ns },
+    parameters: [{ name: 'level', valueFrom: { configMapKeyRef: { name: 'settings', key: 'level' } } }],
+  })
   await waitForCondition(client, ns, 'app', 'Ready', 'True')
   t.equal((await dataOf(ns, 'out'))?.level, 'one')
   await editCm(ns, 'settings', { level: 'two' }, 'someone')
@@ -139,7 +153,10 @@ t.test('a reconciler restart leaves correct objects untouched', async (t) => {
 
 t.test('two instances share a drift watch; removing one keeps the other protected', async (t) => {
   const ns = await freshNamespace(t, client)
-  await createTemplate(client, ns, 'tpl', { sync: { mode: 'revert' }, gotemplate: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .instance.name }}\ndata:\n  v: base\n' })
+  await createTemplate(client, ns, 'tpl', {
+    sync: { mode: 'revert' },
+    gotemplate: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .instance.name }}\ndata:\n  v: base\n',
+  })
   await createInstance(client, ns, 'one', { templateRef: { name: 'tpl', namespace: ns } })
   await createInstance(client, ns, 'two', { templateRef: { name: 'tpl', namespace: ns } })
   await waitForCondition(client, ns, 'one', 'Synced', 'True')
@@ -168,7 +185,11 @@ t.test('drift after a kube-apiserver restart is still corrected', async (t) => {
   const ns = await revertSetup(t)
   await restartApiServer()
   await editCm(ns, 'app', { color: 'after-restart' })
-  await eventually('reverted after API server restart', async () => ((await dataOf(ns, 'app'))?.color === 'blue' ? true : undefined), 60_000)
+  await eventually(
+    'reverted after API server restart',
+    async () => ((await dataOf(ns, 'app'))?.color === 'blue' ? true : undefined),
+    60_000,
+  )
   t.pass('corrected')
 })
 
@@ -192,7 +213,9 @@ t.test('a controller fighting over a field ends in DriftConflict, not a loop', a
   stop.abort()
   await fight
   // A Template change clears the conflict and the object converges again.
-  await patchTemplateSpec(client, ns, 'tpl', { gotemplate: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .instance.name }}\ndata:\n  color: navy\n  size: "3"\n' })
+  await patchTemplateSpec(client, ns, 'tpl', {
+    gotemplate: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .instance.name }}\ndata:\n  color: navy\n  size: "3"\n',
+  })
   await waitForCondition(client, ns, 'app', 'Synced', 'True', 'SyncActive', 30_000)
   t.equal((await dataOf(ns, 'app'))?.color, 'navy')
 })
@@ -202,7 +225,10 @@ t.test('edits through an update (kubectl edit) and an apply by another manager a
   const cm = await getCm(ns, 'app')
   if (!cm) throw new Error('no object')
   const { managedFields: _mf, ...meta } = cm.metadata
-  await client.request('PUT', cmPath(ns, 'app'), { body: { ...cm, metadata: meta, data: { ...(cm.data as Record<string, string>), size: '99' } }, query: { fieldManager: 'kubectl-edit' } })
+  await client.request('PUT', cmPath(ns, 'app'), {
+    body: { ...cm, metadata: meta, data: { ...(cm.data as Record<string, string>), size: '99' } },
+    query: { fieldManager: 'kubectl-edit' },
+  })
   await eventually('update reverted', async () => ((await dataOf(ns, 'app'))?.size === '3' ? true : undefined))
   await client.request('PATCH', cmPath(ns, 'app'), {
     body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app', namespace: ns }, data: { color: 'applied-by-kubectl' } },

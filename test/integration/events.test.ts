@@ -47,7 +47,14 @@ t.test('an Event is created with the involved object, reason, message, type and 
   const e = events[0] as CoreEvent
   t.equal(e.metadata.namespace, ns)
   t.match(e.metadata.name, /^rendered\.[0-9a-f]+$/)
-  t.match(e.involvedObject, { apiVersion: 'v1', kind: 'ConfigMap', name: 'rendered', namespace: ns, uid: obj.uid, resourceVersion: obj.resourceVersion })
+  t.match(e.involvedObject, {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    name: 'rendered',
+    namespace: ns,
+    uid: obj.uid,
+    resourceVersion: obj.resourceVersion,
+  })
   t.equal(e.type, 'Warning')
   t.equal(e.reason, 'DriftReverted')
   t.equal(e.message, 'data.v was changed by alice and put back')
@@ -112,7 +119,12 @@ t.test('an Event about a cluster-scoped object goes to the default namespace', a
   const ns = await freshNamespace(t, client)
   const nsObj = await client.get<{ metadata: { uid: string } }>(`/api/v1/namespaces/${ns}`)
   const rec = new EventRecorder({ client, reportingInstance: 'reconciler-0' })
-  await rec.record({ apiVersion: 'v1', kind: 'Namespace', name: ns, uid: nsObj.metadata.uid }, 'Normal', 'TargetNamespaceReady', `namespace ${ns} is ready`)
+  await rec.record(
+    { apiVersion: 'v1', kind: 'Namespace', name: ns, uid: nsObj.metadata.uid },
+    'Normal',
+    'TargetNamespaceReady',
+    `namespace ${ns} is ready`,
+  )
   const events = await eventsFor('default', nsObj.metadata.uid)
   t.equal(events.length, 1)
   t.equal(events[0]?.metadata.namespace, 'default')
@@ -122,29 +134,35 @@ t.test('an Event about a cluster-scoped object goes to the default namespace', a
   })
 })
 
-t.test('long messages are cut to 1024 bytes of UTF-8 (so at most 1024 characters); odd object names still make valid Event names', async (t) => {
-  const ns = await freshNamespace(t, client)
-  const obj = await aConfigMap(ns, 'long')
-  const rec = new EventRecorder({ client, reportingInstance: 'reconciler-0' })
-  await rec.record(obj, 'Warning', 'RenderFailed', 'é'.repeat(3000))
-  const [e] = await eventsFor(ns, obj.uid as string)
-  t.ok(e && Buffer.byteLength(e.message, 'utf8') <= EVENT_MESSAGE_LIMIT && e.message.length <= EVENT_MESSAGE_LIMIT, `stored message has ${e?.message.length} characters`)
-  t.ok(e?.message.endsWith('...'), 'the cut is marked')
-  t.notOk(e?.message.includes('\uFFFD'), 'no character was split')
-  const ascii = await aConfigMap(ns, 'long-ascii')
-  await rec.record(ascii, 'Warning', 'RenderFailed', 'x'.repeat(5000))
-  const [a] = await eventsFor(ns, ascii.uid as string)
-  t.equal(a?.message.length, 1024, 'ASCII text is cut to exactly 1024 characters')
-  t.ok(a?.message.endsWith('x...'))
+t.test(
+  'long messages are cut to 1024 bytes of UTF-8 (so at most 1024 characters); odd object names still make valid Event names',
+  async (t) => {
+    const ns = await freshNamespace(t, client)
+    const obj = await aConfigMap(ns, 'long')
+    const rec = new EventRecorder({ client, reportingInstance: 'reconciler-0' })
+    await rec.record(obj, 'Warning', 'RenderFailed', 'é'.repeat(3000))
+    const [e] = await eventsFor(ns, obj.uid as string)
+    t.ok(
+      e && Buffer.byteLength(e.message, 'utf8') <= EVENT_MESSAGE_LIMIT && e.message.length <= EVENT_MESSAGE_LIMIT,
+      `stored message has ${e?.message.length} characters`,
+    )
+    t.ok(e?.message.endsWith('...'), 'the cut is marked')
+    t.notOk(e?.message.includes('\uFFFD'), 'no character was split')
+    const ascii = await aConfigMap(ns, 'long-ascii')
+    await rec.record(ascii, 'Warning', 'RenderFailed', 'x'.repeat(5000))
+    const [a] = await eventsFor(ns, ascii.uid as string)
+    t.equal(a?.message.length, 1024, 'ASCII text is cut to exactly 1024 characters')
+    t.ok(a?.message.endsWith('x...'))
 
-  // A ClusterRole-style name with a colon and capitals is not a valid Event name as is.
-  const odd = { apiVersion: 'v1', kind: 'ConfigMap', name: 'System:Odd', namespace: ns, uid: '00000000-0000-4000-8000-00000000beef' }
-  await rec.record(odd, 'Normal', 'Seen', 'odd name')
-  const [o] = await eventsFor(ns, odd.uid)
-  t.match(o?.metadata.name, /^system-odd\.[0-9a-f]+$/)
-  t.equal(o?.involvedObject.name, 'System:Odd', 'the involved object keeps its real name')
-  t.equal(rec.stats.failed, 0)
-})
+    // A ClusterRole-style name with a colon and capitals is not a valid Event name as is.
+    const odd = { apiVersion: 'v1', kind: 'ConfigMap', name: 'System:Odd', namespace: ns, uid: '00000000-0000-4000-8000-00000000beef' }
+    await rec.record(odd, 'Normal', 'Seen', 'odd name')
+    const [o] = await eventsFor(ns, odd.uid)
+    t.match(o?.metadata.name, /^system-odd\.[0-9a-f]+$/)
+    t.equal(o?.involvedObject.name, 'System:Odd', 'the involved object keeps its real name')
+    t.equal(rec.stats.failed, 0)
+  },
+)
 
 t.test('the per-object limit drops the excess, other objects are unaffected', async (t) => {
   const ns = await freshNamespace(t, client)
@@ -171,7 +189,13 @@ t.test('a failed write is logged and never reaches the caller', async (t) => {
   const logs: { level: string; msg: string; fields?: Readonly<Record<string, unknown>> }[] = []
   const log: LogFn = (level, msg, fields) => logs.push({ level, msg, ...(fields ? { fields } : {}) })
   const rec = new EventRecorder({ client, reportingInstance: 'reconciler-0', log })
-  const missing = { apiVersion: 'v1', kind: 'ConfigMap', name: 'x', namespace: 'no-such-namespace-for-events', uid: '00000000-0000-4000-8000-000000000404' }
+  const missing = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    name: 'x',
+    namespace: 'no-such-namespace-for-events',
+    uid: '00000000-0000-4000-8000-000000000404',
+  }
   await t.resolves(rec.record(missing, 'Warning', 'RenderFailed', 'boom'))
   await rec.flush()
   t.equal(rec.stats.failed, 1)

@@ -47,7 +47,9 @@ const getCm = (ns: string, name: string): Promise<KubeObject | undefined> => cli
 
 t.test('renders, applies with ownership metadata and reports status', async (t) => {
   const ns = await freshNamespace(t, client)
-  await client.request('POST', `/api/v1/namespaces/${ns}/secrets`, { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db' }, stringData: { password: 's3cret' } } })
+  await client.request('POST', `/api/v1/namespaces/${ns}/secrets`, {
+    body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db' }, stringData: { password: 's3cret' } },
+  })
   await createTemplate(client, ns, 'web', {
     parameters: [
       { name: 'owner', required: true, exposeInStatus: true },
@@ -56,7 +58,10 @@ t.test('renders, applies with ownership metadata and reports status', async (t) 
     ],
     sync: { mode: 'revert' },
     gotemplate: [
-      configMapTemplate('{{ .instance.name }}-cfg', { owner: '{{ .parameters.owner | quote }}', replicas: '{{ .parameters.replicas | quote }}' }),
+      configMapTemplate('{{ .instance.name }}-cfg', {
+        owner: '{{ .parameters.owner | quote }}',
+        replicas: '{{ .parameters.replicas | quote }}',
+      }),
       '---',
       'apiVersion: v1',
       'kind: Secret',
@@ -85,7 +90,10 @@ t.test('renders, applies with ownership metadata and reports status', async (t) 
   t.equal(labels[LABEL_SYNC_MODE], 'revert')
   t.equal(cm?.metadata.annotations?.[ANNOTATION_INSTANCE_REF], `${ns}/app1`)
   t.ok(cm?.metadata.finalizers?.includes(FINALIZER_RESOURCE), 'resource finalizer')
-  t.ok(cm?.metadata.managedFields?.some((f) => f.manager === 'template-sync' && f.operation === 'Apply'), 'applied by template-sync')
+  t.ok(
+    cm?.metadata.managedFields?.some((f) => f.manager === 'template-sync' && f.operation === 'Apply'),
+    'applied by template-sync',
+  )
   const secret = await client.get<{ data: Record<string, string> }>(`/api/v1/namespaces/${ns}/secrets/app1-db`)
   t.equal(Buffer.from(secret.data.password ?? '', 'base64').toString(), 's3cret', 'secretKeyRef value rendered')
   t.ok(inst.metadata?.finalizers?.includes(FINALIZER_INSTANCE), 'instance finalizer')
@@ -98,7 +106,11 @@ t.test('renders, applies with ownership metadata and reports status', async (t) 
     { apiVersion: 'v1', kind: 'ConfigMap', name: 'app1-cfg', namespace: ns },
     { apiVersion: 'v1', kind: 'Secret', name: 'app1-db', namespace: ns },
   ])
-  t.same(st.resolvedParameters?.find((p) => p.name === 'owner'), { name: 'owner', value: 'alice' }, 'exposed parameter value')
+  t.same(
+    st.resolvedParameters?.find((p) => p.name === 'owner'),
+    { name: 'owner', value: 'alice' },
+    'exposed parameter value',
+  )
   const pw = st.resolvedParameters?.find((p) => p.name === 'password')
   t.notOk(pw && 'value' in pw, 'secret-sourced value not exposed')
   t.same(pw?.valueFrom, { secretKeyRef: { name: 'db', key: 'password' } })
@@ -122,13 +134,40 @@ t.test('parameter errors carry the documented reasons', async (t) => {
   })
   const ref = { name: 'p', namespace: ns }
   await createInstance(client, ns, 'missing-required', { templateRef: ref })
-  await createInstance(client, ns, 'override', { templateRef: ref, parameters: [{ name: 'req', value: 'a' }, { name: 'fixed', value: 'y' }] })
-  await createInstance(client, ns, 'mistyped', { templateRef: ref, parameters: [{ name: 'req', value: 'a' }, { name: 'n', value: 'two' }] })
-  await createInstance(client, ns, 'unknown', { templateRef: ref, parameters: [{ name: 'req', value: 'a' }, { name: 'nope', value: '1' }] })
-  await createInstance(client, ns, 'unresolved', { templateRef: ref, parameters: [{ name: 'req', value: 'a' }, { name: 'fromCm', valueFrom: { configMapKeyRef: { name: 'absent', key: 'k' } } }] })
+  await createInstance(client, ns, 'override', {
+    templateRef: ref,
+    parameters: [
+      { name: 'req', value: 'a' },
+      { name: 'fixed', value: 'y' },
+    ],
+  })
+  await createInstance(client, ns, 'mistyped', {
+    templateRef: ref,
+    parameters: [
+      { name: 'req', value: 'a' },
+      { name: 'n', value: 'two' },
+    ],
+  })
+  await createInstance(client, ns, 'unknown', {
+    templateRef: ref,
+    parameters: [
+      { name: 'req', value: 'a' },
+      { name: 'nope', value: '1' },
+    ],
+  })
+  await createInstance(client, ns, 'unresolved', {
+    templateRef: ref,
+    parameters: [
+      { name: 'req', value: 'a' },
+      { name: 'fromCm', valueFrom: { configMapKeyRef: { name: 'absent', key: 'k' } } },
+    ],
+  })
   await createInstance(client, ns, 'defaulted', {
     templateRef: ref,
-    parameters: [{ name: 'req', value: 'a' }, { name: 'fromCm', valueFrom: { configMapKeyRef: { name: 'absent', key: 'k' } }, defaultValue: 'fallback' }],
+    parameters: [
+      { name: 'req', value: 'a' },
+      { name: 'fromCm', valueFrom: { configMapKeyRef: { name: 'absent', key: 'k' } }, defaultValue: 'fallback' },
+    ],
   })
   const r1 = await waitForCondition(client, ns, 'missing-required', 'ParametersValid', 'False', 'InvalidParameter')
   t.match(condition(r1, 'ParametersValid')?.message, /req/)
@@ -147,7 +186,9 @@ t.test('parameter errors carry the documented reasons', async (t) => {
     t.equal(await getCm(ns, n), undefined, `${n}: nothing rendered`)
   }
   // Creating the missing source heals the instance (the source is watched).
-  await client.request('POST', cmPath(ns), { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'absent' }, data: { k: 'now-here' } } })
+  await client.request('POST', cmPath(ns), {
+    body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'absent' }, data: { k: 'now-here' } },
+  })
   await patchTemplateSpec(client, ns, 'p', { sync: { mode: 'revert' } })
   await waitForCondition(client, ns, 'unresolved', 'Ready', 'True')
   t.equal(((await getCm(ns, 'unresolved'))?.data as Record<string, string>).c, 'now-here')
@@ -155,21 +196,33 @@ t.test('parameter errors carry the documented reasons', async (t) => {
 
 t.test('a Template edit that changes the rendered set prunes the old object and creates the new one', async (t) => {
   const ns = await freshNamespace(t, client)
-  await createTemplate(client, ns, 'tpl', { sync: { mode: 'revert' }, gotemplate: configMapTemplate('old-{{ .instance.name }}', { a: '"1"' }) })
+  await createTemplate(client, ns, 'tpl', {
+    sync: { mode: 'revert' },
+    gotemplate: configMapTemplate('old-{{ .instance.name }}', { a: '"1"' }),
+  })
   await createInstance(client, ns, 'i', { templateRef: { name: 'tpl', namespace: ns } })
   await waitForCondition(client, ns, 'i', 'Ready', 'True')
   t.ok(await getCm(ns, 'old-i'))
   await patchTemplateSpec(client, ns, 'tpl', { gotemplate: configMapTemplate('new-{{ .instance.name }}', { a: '"2"' }) })
-  await eventually('old pruned, new created', async () => ((await getCm(ns, 'old-i')) === undefined && (await getCm(ns, 'new-i')) !== undefined ? true : undefined))
+  await eventually('old pruned, new created', async () =>
+    (await getCm(ns, 'old-i')) === undefined && (await getCm(ns, 'new-i')) !== undefined ? true : undefined,
+  )
   const inst = await waitForCondition(client, ns, 'i', 'Ready', 'True')
-  t.same(inst.status?.renderedResources?.map((r) => r.name), ['new-i'])
+  t.same(
+    inst.status?.renderedResources?.map((r) => r.name),
+    ['new-i'],
+  )
   t.equal(inst.status?.resolvedTemplateRef?.generation, 2)
 })
 
 t.test('deleting an instance removes every rendered object first', async (t) => {
   const ns = await freshNamespace(t, client)
   await createTemplate(client, ns, 'tpl', {
-    gotemplate: [configMapTemplate('a-{{ .instance.name }}', { x: '"1"' }), '---', configMapTemplate('b-{{ .instance.name }}', { x: '"2"' })].join('\n'),
+    gotemplate: [
+      configMapTemplate('a-{{ .instance.name }}', { x: '"1"' }),
+      '---',
+      configMapTemplate('b-{{ .instance.name }}', { x: '"2"' }),
+    ].join('\n'),
   })
   await createInstance(client, ns, 'gone', { templateRef: { name: 'tpl', namespace: ns } })
   await waitForCondition(client, ns, 'gone', 'Ready', 'True')
@@ -180,24 +233,45 @@ t.test('deleting an instance removes every rendered object first', async (t) => 
 
 t.test('an existing object without ownership is never adopted; a pre-annotated one is', async (t) => {
   const ns = await freshNamespace(t, client)
-  await client.request('POST', cmPath(ns), { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'taken' }, data: { mine: 'yes' } } })
-  await client.request('POST', cmPath(ns), { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'adopt', annotations: { [ANNOTATION_INSTANCE_REF]: `${ns}/adopter` } }, data: { old: 'v' } } })
-  await createTemplate(client, ns, 'tpl', { gotemplate: configMapTemplate('{{ .parameters.target }}', { rendered: '"yes"' }), parameters: [{ name: 'target', required: true }] })
-  await createInstance(client, ns, 'intruder', { templateRef: { name: 'tpl', namespace: ns }, parameters: [{ name: 'target', value: 'taken' }] })
+  await client.request('POST', cmPath(ns), {
+    body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'taken' }, data: { mine: 'yes' } },
+  })
+  await client.request('POST', cmPath(ns), {
+    body: {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'adopt', annotations: { [ANNOTATION_INSTANCE_REF]: `${ns}/adopter` } },
+      data: { old: 'v' },
+    },
+  })
+  await createTemplate(client, ns, 'tpl', {
+    gotemplate: configMapTemplate('{{ .parameters.target }}', { rendered: '"yes"' }),
+    parameters: [{ name: 'target', required: true }],
+  })
+  await createInstance(client, ns, 'intruder', {
+    templateRef: { name: 'tpl', namespace: ns },
+    parameters: [{ name: 'target', value: 'taken' }],
+  })
   const bad = await waitForCondition(client, ns, 'intruder', 'Applied', 'False', 'OwnershipConflict')
   t.match(condition(bad, 'Applied')?.message, /ConfigMap .*\/taken/)
   const untouched = await getCm(ns, 'taken')
   t.same(untouched?.data, { mine: 'yes' }, 'existing object untouched')
   t.notOk(untouched?.metadata.labels?.[LABEL_INSTANCE_UID], 'no ownership stamped')
 
-  await createInstance(client, ns, 'adopter', { templateRef: { name: 'tpl', namespace: ns }, parameters: [{ name: 'target', value: 'adopt' }] })
+  await createInstance(client, ns, 'adopter', {
+    templateRef: { name: 'tpl', namespace: ns },
+    parameters: [{ name: 'target', value: 'adopt' }],
+  })
   await waitForCondition(client, ns, 'adopter', 'Ready', 'True')
   const adopted = await getCm(ns, 'adopt')
   t.equal((adopted?.data as Record<string, string>).rendered, 'yes', 'adopted object now rendered')
   t.ok(adopted?.metadata.labels?.[LABEL_INSTANCE_UID], 'ownership stamped')
 
   // A second instance rendering the same object gets the same conflict.
-  await createInstance(client, ns, 'second', { templateRef: { name: 'tpl', namespace: ns }, parameters: [{ name: 'target', value: 'adopt' }] })
+  await createInstance(client, ns, 'second', {
+    templateRef: { name: 'tpl', namespace: ns },
+    parameters: [{ name: 'target', value: 'adopt' }],
+  })
   const second = await waitForCondition(client, ns, 'second', 'Applied', 'False', 'OwnershipConflict')
   t.match(condition(second, 'Applied')?.message, /owned by TemplateInstance uid/)
 })
@@ -211,7 +285,10 @@ t.test('target namespace policy', async (t) => {
   t.match(condition(denied, 'TargetNamespaceAllowed')?.message, new RegExp(`Namespace ${consumer} is not permitted`))
   t.equal(await getCm(consumer, 'i'), undefined)
   // Label the consumer namespace and let the Template select it.
-  await client.request('PATCH', `/api/v1/namespaces/${consumer}`, { body: { metadata: { labels: { tenant: 'yes' } } }, contentType: 'application/merge-patch+json' })
+  await client.request('PATCH', `/api/v1/namespaces/${consumer}`, {
+    body: { metadata: { labels: { tenant: 'yes' } } },
+    contentType: 'application/merge-patch+json',
+  })
   await patchTemplateSpec(client, provider, 'tpl', { targetNamespaces: { selector: { matchLabels: { tenant: 'yes' } } } })
   await waitForCondition(client, consumer, 'i', 'Ready', 'True')
   t.ok(await getCm(consumer, 'i'), 'rendered once allowed')
@@ -227,7 +304,11 @@ t.test('the dry-run gate keeps the previous objects when the new render is rejec
   await waitForCondition(client, ns, 'i', 'Ready', 'True')
   // The second document is invalid for the API server (data values must be strings).
   await patchTemplateSpec(client, ns, 'tpl', {
-    gotemplate: [configMapTemplate('one', { a: '"changed"' }), '---', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: two\ndata:\n  a:\n    nested: map'].join('\n'),
+    gotemplate: [
+      configMapTemplate('one', { a: '"changed"' }),
+      '---',
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: two\ndata:\n  a:\n    nested: map',
+    ].join('\n'),
   })
   const failed = await waitForCondition(client, ns, 'i', 'Applied', 'False', 'DryRunFailed')
   t.match(condition(failed, 'Applied')?.message, /ConfigMap .*two/)
@@ -248,16 +329,24 @@ t.test('Template: finalizer blocks deletion while used; invalid ignoreFields and
   const blocked = await waitForTemplateCondition(client, ns, 'used', 'Deleting', 'False', 'DeletionBlocked')
   t.match(condition(blocked as never, 'Deleting')?.message, /referenced by 1 TemplateInstance/)
   await deleteInstance(client, ns, 'user')
-  await eventually('template released after its last user left', async () => ((await client.getOrUndefined(templatePath(ns, 'used'))) === undefined ? true : undefined))
+  await eventually('template released after its last user left', async () =>
+    (await client.getOrUndefined(templatePath(ns, 'used'))) === undefined ? true : undefined,
+  )
 
-  await createTemplate(client, ns, 'badignore', { sync: { mode: 'strict', ignoreFields: ['spec..replicas'] }, gotemplate: configMapTemplate('x', { a: '"1"' }) })
+  await createTemplate(client, ns, 'badignore', {
+    sync: { mode: 'strict', ignoreFields: ['spec..replicas'] },
+    gotemplate: configMapTemplate('x', { a: '"1"' }),
+  })
   const bad = await waitForTemplateCondition(client, ns, 'badignore', 'Valid', 'False', 'ValidationFailed')
   t.match(condition(bad as never, 'Valid')?.message, /spec\.\.replicas/)
   t.equal(bad.status?.phase, 'Invalid')
   await createTemplate(client, ns, 'badbody', { gotemplate: '{{ if }}' })
   const body = await waitForTemplateCondition(client, ns, 'badbody', 'Valid', 'False', 'ValidationFailed')
   t.match(condition(body as never, 'Valid')?.message, /badbody|missing value|if/)
-  await createTemplate(client, ns, 'skipped', { parameters: [{ name: 'x' }], gotemplate: configMapTemplate('x', { a: '{{ .parameters.x | quote }}' }) })
+  await createTemplate(client, ns, 'skipped', {
+    parameters: [{ name: 'x' }],
+    gotemplate: configMapTemplate('x', { a: '{{ .parameters.x | quote }}' }),
+  })
   await waitForTemplateCondition(client, ns, 'skipped', 'DryRunRendered', 'False', 'DryRunSkipped')
 })
 
@@ -276,16 +365,27 @@ t.test('Template outputs land in status.outputs and follow the live object', asy
   await createTemplate(client, ns, 'tpl', {
     sync: { mode: 'off' },
     gotemplate: configMapTemplate('{{ .instance.name }}-out', { color: 'blue' }),
-    outputs: [{ name: 'cfg', from: { apiVersion: 'v1', kind: 'ConfigMap', name: '{.instance.name}-out' }, fields: [{ name: 'color', jsonPath: '{.data.color}' }] }],
+    outputs: [
+      {
+        name: 'cfg',
+        from: { apiVersion: 'v1', kind: 'ConfigMap', name: '{.instance.name}-out' },
+        fields: [{ name: 'color', jsonPath: '{.data.color}' }],
+      },
+    ],
   })
   await createInstance(client, ns, 'o', { templateRef: { name: 'tpl', namespace: ns } })
   const inst = await waitForCondition(client, ns, 'o', 'OutputsResolved', 'True')
   t.same(Object.values(inst.status?.outputs?.color ?? {}), ['blue'], 'value extracted from the rendered object')
   // Outputs stay live while frozen: a change to the object shows up.
   await client.request('PATCH', cmPath(ns, 'o-out'), { body: { data: { color: 'green' } }, contentType: 'application/merge-patch+json' })
-  await client.request('PATCH', `/apis/templates.v2.stakater.com/v2alpha1/namespaces/${ns}/templateinstances/o`, { body: { metadata: { annotations: { refresh: '1' } } }, contentType: 'application/merge-patch+json' })
+  await client.request('PATCH', `/apis/templates.v2.stakater.com/v2alpha1/namespaces/${ns}/templateinstances/o`, {
+    body: { metadata: { annotations: { refresh: '1' } } },
+    contentType: 'application/merge-patch+json',
+  })
   await eventually('output refreshed', async () => {
-    const i = await client.get<{ status?: { outputs?: Record<string, Record<string, string>> } }>(`/apis/templates.v2.stakater.com/v2alpha1/namespaces/${ns}/templateinstances/o`)
+    const i = await client.get<{ status?: { outputs?: Record<string, Record<string, string>> } }>(
+      `/apis/templates.v2.stakater.com/v2alpha1/namespaces/${ns}/templateinstances/o`,
+    )
     return Object.values(i.status?.outputs?.color ?? {})[0] === 'green' ? true : undefined
   })
 })
@@ -296,10 +396,16 @@ t.test('a Template edit that adds a new kind tracks it and applies it', async (t
   await createInstance(client, ns, 'grow', { templateRef: { name: 'tpl', namespace: ns } })
   await waitForCondition(client, ns, 'grow', 'Ready', 'True')
   await patchTemplateSpec(client, ns, 'tpl', {
-    gotemplate: [configMapTemplate('{{ .instance.name }}', { a: '"1"' }), '---', 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .instance.name }}\nstringData:\n  k: v'].join('\n'),
+    gotemplate: [
+      configMapTemplate('{{ .instance.name }}', { a: '"1"' }),
+      '---',
+      'apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .instance.name }}\nstringData:\n  k: v',
+    ].join('\n'),
   })
   const inst = await eventually('Secret tracked and applied', async () => {
-    const i = await client.get<{ status?: { trackedGVKs?: string[]; renderedResources?: { kind: string }[] } }>(`/apis/templates.v2.stakater.com/v2alpha1/namespaces/${ns}/templateinstances/grow`)
+    const i = await client.get<{ status?: { trackedGVKs?: string[]; renderedResources?: { kind: string }[] } }>(
+      `/apis/templates.v2.stakater.com/v2alpha1/namespaces/${ns}/templateinstances/grow`,
+    )
     return i.status?.trackedGVKs?.includes('/v1/Secret') && i.status.renderedResources?.some((r) => r.kind === 'Secret') ? i : undefined
   })
   t.same(inst.status?.trackedGVKs, ['/v1/ConfigMap', '/v1/Secret'])

@@ -39,7 +39,11 @@ interface TestLike {
 
 const quiet: LogFn = () => {}
 
-function candidate(t: TestLike, opts: Partial<LeaderElectorOptions> & { namespace: string; identity: string }, work?: (signal: AbortSignal) => Promise<void>): Candidate {
+function candidate(
+  t: TestLike,
+  opts: Partial<LeaderElectorOptions> & { namespace: string; identity: string },
+  work?: (signal: AbortSignal) => Promise<void>,
+): Candidate {
   const seen: Observed = { startedAt: [], stoppedAt: [], leaders: [], signal: undefined, abortedAt: undefined }
   const elector = new LeaderElector({
     client,
@@ -115,7 +119,10 @@ t.test('a graceful stop releases the Lease and the other candidate takes over at
   t.ok(a.abortedAt !== undefined && a.abortedAt >= stopAt, 'the leader signal aborted')
   t.ok(workEnded > 0 && a.stoppedAt.length === 1, 'work ended and onStoppedLeading ran')
   const released = await readLease(ns)
-  t.ok(released.spec?.holderIdentity === undefined || released.spec.holderIdentity === 'second', 'holderIdentity was cleared (or already taken over)')
+  t.ok(
+    released.spec?.holderIdentity === undefined || released.spec.holderIdentity === 'second',
+    'holderIdentity was cleared (or already taken over)',
+  )
 
   await eventually('second leads', async () => (b.elector.isLeader() ? true : undefined), 5_000, 20)
   const tookMs = (b.startedAt[0] ?? Infinity) - stopAt
@@ -135,7 +142,16 @@ t.test('a leader whose Lease is taken by another writer stops leading and its si
   const now = formatMicroTime(Date.now())
   const stolenAt = Date.now()
   await client.request('PUT', leasePath(ns), {
-    body: { ...current, spec: { ...current.spec, holderIdentity: 'intruder', acquireTime: now, renewTime: now, leaseTransitions: (current.spec?.leaseTransitions ?? 0) + 1 } },
+    body: {
+      ...current,
+      spec: {
+        ...current.spec,
+        holderIdentity: 'intruder',
+        acquireTime: now,
+        renewTime: now,
+        leaseTransitions: (current.spec?.leaseTransitions ?? 0) + 1,
+      },
+    },
   })
   await a.running
   t.notOk(a.elector.isLeader())

@@ -15,11 +15,19 @@ t.test('template-sync local --check brings everything up and passes its walkthro
   t.teardown(() => rmSync(state, { recursive: true, force: true }))
   const bin = fileURLToPath(new URL('../../bin/template-sync.js', import.meta.url))
   const t0 = Date.now()
-  const r = spawnSync(process.execPath, [bin, 'local', '--check', '--skip-build', '--state-dir', state], { encoding: 'utf8', timeout: 240_000 })
+  const r = spawnSync(process.execPath, [bin, 'local', '--check', '--skip-build', '--state-dir', state], {
+    encoding: 'utf8',
+    timeout: 240_000,
+  })
   const out = `${r.stdout}${r.stderr}`
   t.equal(r.status, 0, `exit code 0 (output:\n${out.slice(-2000)})`)
   t.match(out, /ready in [\d.]+ s/, `reports its start time (${Date.now() - t0} ms in all)`)
-  for (const line of ['strict edit denied: yes', 'ignored annotation allowed: yes', 'revert-mode drift reverted: yes', 'ignored spec.replicas kept: yes']) {
+  for (const line of [
+    'strict edit denied: yes',
+    'ignored annotation allowed: yes',
+    'revert-mode drift reverted: yes',
+    'ignored spec.replicas kept: yes',
+  ]) {
     t.ok(out.includes(`check: ${line}`), line)
   }
 })

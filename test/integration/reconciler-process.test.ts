@@ -21,10 +21,27 @@ interface Replica {
 }
 
 function startReplica(leaseNs: string, name: string): Replica {
-  const child = spawn(process.execPath, [bin, 'reconciler', '--kubeconfig', clusterInfo().kubeconfig, '--health-port', '0', '--leader-election-namespace', leaseNs, '--lease-duration-seconds', '4', '--log-level', 'info'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, POD_NAME: name },
-  })
+  const child = spawn(
+    process.execPath,
+    [
+      bin,
+      'reconciler',
+      '--kubeconfig',
+      clusterInfo().kubeconfig,
+      '--health-port',
+      '0',
+      '--leader-election-namespace',
+      leaseNs,
+      '--lease-duration-seconds',
+      '4',
+      '--log-level',
+      'info',
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, POD_NAME: name },
+    },
+  )
   const logs: string[] = []
   const collect = (b: Buffer): void => {
     for (const line of b.toString().split('\n')) if (line.trim()) logs.push(line)
@@ -45,7 +62,8 @@ function startReplica(leaseNs: string, name: string): Replica {
 }
 
 const leads = (r: Replica): boolean => r.logs.some((l) => l.includes('became leader'))
-const exited = (r: Replica): Promise<number | null> => new Promise((res) => (r.child.exitCode !== null ? res(r.child.exitCode) : r.child.once('exit', (c) => res(c))))
+const exited = (r: Replica): Promise<number | null> =>
+  new Promise((res) => (r.child.exitCode !== null ? res(r.child.exitCode) : r.child.once('exit', (c) => res(c))))
 
 interface Lease {
   spec?: { holderIdentity?: string; renewTime?: string; leaseTransitions?: number }

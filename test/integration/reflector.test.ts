@@ -15,9 +15,14 @@ t.teardown(() => client.close())
 type CM = KubeObjectLike & { data?: Record<string, string> }
 
 const mkCm = (ns: string, name: string, v: string): Promise<unknown> =>
-  client.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { v } } })
+  client.request('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+    body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { v } },
+  })
 const setCm = (ns: string, name: string, v: string): Promise<unknown> =>
-  client.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/${name}`, { body: { data: { v } }, contentType: 'application/merge-patch+json' })
+  client.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/${name}`, {
+    body: { data: { v } },
+    contentType: 'application/merge-patch+json',
+  })
 
 t.test('syncs, follows events and keeps cached objects frozen', async (t) => {
   const ns = await freshNamespace(t, client)
@@ -27,9 +32,13 @@ t.test('syncs, follows events and keeps cached objects frozen', async (t) => {
   await r.waitForSync()
   t.equal(r.get(ns, 'a')?.data?.v, '1', 'initial list')
   const cached = r.get(ns, 'a') as CM
-  t.throws(() => {
-    ;(cached.data as Record<string, string>).v = 'mutated'
-  }, TypeError, 'cached object is frozen')
+  t.throws(
+    () => {
+      ;(cached.data as Record<string, string>).v = 'mutated'
+    },
+    TypeError,
+    'cached object is frozen',
+  )
   await mkCm(ns, 'b', '2')
   await setCm(ns, 'a', '3')
   await client.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/b`)
@@ -43,18 +52,30 @@ t.test('relists when the watch resource version is gone (410)', async (t) => {
   const ns = await freshNamespace(t, client)
   const path = `/api/v1/namespaces/${ns}/podtemplates`
   const mkPt = (name: string, v: string): Promise<unknown> =>
-    client.request('POST', path, { body: { apiVersion: 'v1', kind: 'PodTemplate', metadata: { name, labels: { v } }, template: { spec: { containers: [{ name: 'c', image: 'x' }] } } } })
+    client.request('POST', path, {
+      body: {
+        apiVersion: 'v1',
+        kind: 'PodTemplate',
+        metadata: { name, labels: { v } },
+        template: { spec: { containers: [{ name: 'c', image: 'x' }] } },
+      },
+    })
   await mkPt('a', '1')
   const r = new Reflector<KubeObjectLike>(client, { path }).start()
   t.teardown(() => r.stop())
   await r.waitForSync()
   // The harness compacts every 20 s; wait until resourceVersion 1 is gone.
-  await eventually('resourceVersion 1 compacted', async () => {
-    const probe = new Reflector<KubeObjectLike>(client, { path })
-    ;(probe as unknown as { resourceVersion: string }).resourceVersion = '1'
-    const outcome = await (probe as unknown as { watchOnce(s: AbortSignal): Promise<string> }).watchOnce(AbortSignal.timeout(3000))
-    return outcome === 'gone' ? true : undefined
-  }, 90_000, 2000)
+  await eventually(
+    'resourceVersion 1 compacted',
+    async () => {
+      const probe = new Reflector<KubeObjectLike>(client, { path })
+      ;(probe as unknown as { resourceVersion: string }).resourceVersion = '1'
+      const outcome = await (probe as unknown as { watchOnce(s: AbortSignal): Promise<string> }).watchOnce(AbortSignal.timeout(3000))
+      return outcome === 'gone' ? true : undefined
+    },
+    90_000,
+    2000,
+  )
   ;(r as unknown as { resourceVersion: string }).resourceVersion = '1'
   r.restartWatch()
   await eventually('relist after 410', async () => ((r.recoveries['relist-gone'] ?? 0) >= 1 ? true : undefined))
@@ -95,6 +116,10 @@ t.test('a silently stalled watch is detected and replaced', async (t) => {
   await new Promise((res) => setTimeout(res, 3000))
   t.equal(r.get(ns, 'a')?.data?.v, '1', 'nothing arrives through the frozen connection')
   proxy.thaw()
-  await eventually('stall detected and change delivered', async () => (r.get(ns, 'a')?.data?.v === 'during-stall' ? true : undefined), 30_000)
+  await eventually(
+    'stall detected and change delivered',
+    async () => (r.get(ns, 'a')?.data?.v === 'during-stall' ? true : undefined),
+    30_000,
+  )
   t.ok((r.recoveries.stall ?? 0) >= 1, 'the watchdog fired')
 })

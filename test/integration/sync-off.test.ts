@@ -5,7 +5,18 @@
 
 import t from 'tap'
 import { adminClient, freshNamespace, eventually } from './helpers/cluster.ts'
-import { installCrds, startManager, createTemplate, createInstance, patchTemplateSpec, waitForCondition, getInstance, instancePath, condition, type RunningManager } from './helpers/operator.ts'
+import {
+  installCrds,
+  startManager,
+  createTemplate,
+  createInstance,
+  patchTemplateSpec,
+  waitForCondition,
+  getInstance,
+  instancePath,
+  condition,
+  type RunningManager,
+} from './helpers/operator.ts'
 import { CONTENT_MERGE } from '../../src/kube/client.ts'
 import { LABEL_SYNC_MODE } from '../../src/api/names.ts'
 import type { KubeObject } from '../../src/kube/objects.ts'
@@ -23,14 +34,19 @@ t.teardown(async () => {
 
 const cmPath = (ns: string, name = ''): string => `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ''}`
 const getCm = (ns: string, name: string): Promise<KubeObject | undefined> => client.getOrUndefined<KubeObject>(cmPath(ns, name))
-const dataOf = async (ns: string, name: string): Promise<Record<string, string> | undefined> => (await getCm(ns, name))?.data as Record<string, string> | undefined
-const body = (v: string): string => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .instance.name }}\ndata:\n  v: ${v}\n  p: {{ .parameters.p | quote }}\n  s: {{ .parameters.s | quote }}\n`
+const dataOf = async (ns: string, name: string): Promise<Record<string, string> | undefined> =>
+  (await getCm(ns, name))?.data as Record<string, string> | undefined
+const body = (v: string): string =>
+  `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .instance.name }}\ndata:\n  v: ${v}\n  p: {{ .parameters.p | quote }}\n  s: {{ .parameters.s | quote }}\n`
 
 t.test('off: frozen after the first clean pass, resumed by a mode flip, frozen again by flipping back', async (t) => {
   const ns = await freshNamespace(t, client)
   await client.request('POST', cmPath(ns), { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'src' }, data: { s: 's1' } } })
   await createTemplate(client, ns, 'tpl', { parameters: [{ name: 'p', value: 'p1' }, { name: 's' }], gotemplate: body('one') })
-  await createInstance(client, ns, 'app', { templateRef: { name: 'tpl', namespace: ns }, parameters: [{ name: 's', valueFrom: { configMapKeyRef: { name: 'src', key: 's' } } }] })
+  await createInstance(client, ns, 'app', {
+    templateRef: { name: 'tpl', namespace: ns },
+    parameters: [{ name: 's', valueFrom: { configMapKeyRef: { name: 'src', key: 's' } } }],
+  })
   const frozen = await waitForCondition(client, ns, 'app', 'Synced', 'False', 'Frozen')
   t.ok(frozen.status?.firstAppliedAt, 'firstAppliedAt recorded')
   t.equal(frozen.status?.phase, 'Ready')
@@ -40,7 +56,14 @@ t.test('off: frozen after the first clean pass, resumed by a mode flip, frozen a
   // No input change re-applies anything.
   await patchTemplateSpec(client, ns, 'tpl', { gotemplate: body('two') })
   await client.request('PATCH', instancePath(ns, 'app'), {
-    body: { spec: { parameters: [{ name: 'p', value: 'p2' }, { name: 's', valueFrom: { configMapKeyRef: { name: 'src', key: 's' } } }] } },
+    body: {
+      spec: {
+        parameters: [
+          { name: 'p', value: 'p2' },
+          { name: 's', valueFrom: { configMapKeyRef: { name: 'src', key: 's' } } },
+        ],
+      },
+    },
     contentType: CONTENT_MERGE,
   })
   await client.request('PATCH', cmPath(ns, 'src'), { body: { data: { s: 's2' } }, contentType: CONTENT_MERGE })
@@ -61,18 +84,32 @@ t.test('off: frozen after the first clean pass, resumed by a mode flip, frozen a
   // Flip back: frozen again immediately, only the mode label follows.
   await patchTemplateSpec(client, ns, 'tpl', { sync: { mode: 'off' } })
   await waitForCondition(client, ns, 'app', 'Synced', 'False', 'Frozen')
-  await eventually('mode label updated', async () => ((await getCm(ns, 'app'))?.metadata.labels?.[LABEL_SYNC_MODE] === 'off' ? true : undefined))
-  await eventually('finalizer released once frozen', async () => (((await getCm(ns, 'app'))?.metadata.finalizers ?? []).length === 0 ? true : undefined))
+  await eventually('mode label updated', async () =>
+    (await getCm(ns, 'app'))?.metadata.labels?.[LABEL_SYNC_MODE] === 'off' ? true : undefined,
+  )
+  await eventually('finalizer released once frozen', async () =>
+    ((await getCm(ns, 'app'))?.metadata.finalizers ?? []).length === 0 ? true : undefined,
+  )
 })
 
 t.test('off: a manually deleted object is released, not recreated, and reported missing', async (t) => {
   const ns = await freshNamespace(t, client)
-  await createTemplate(client, ns, 'tpl', { parameters: [{ name: 'p', value: 'x' }, { name: 's', value: 'y' }], gotemplate: body('one') })
+  await createTemplate(client, ns, 'tpl', {
+    parameters: [
+      { name: 'p', value: 'x' },
+      { name: 's', value: 'y' },
+    ],
+    gotemplate: body('one'),
+  })
   await createInstance(client, ns, 'app', { templateRef: { name: 'tpl', namespace: ns } })
   await waitForCondition(client, ns, 'app', 'Synced', 'False', 'Frozen')
   t.notOk((await getCm(ns, 'app'))?.metadata.finalizers?.length, 'no finalizer holds a frozen object')
   await client.request('DELETE', cmPath(ns, 'app'))
-  await eventually('object really gone (not stuck in Terminating)', async () => ((await getCm(ns, 'app')) === undefined ? true : undefined), 10_000)
+  await eventually(
+    'object really gone (not stuck in Terminating)',
+    async () => ((await getCm(ns, 'app')) === undefined ? true : undefined),
+    10_000,
+  )
   // The status learns about it at the next look at the instance; any change to it will do.
   await client.request('PATCH', instancePath(ns, 'app'), { body: { metadata: { annotations: { poke: '1' } } }, contentType: CONTENT_MERGE })
   await new Promise((r) => setTimeout(r, 2000))

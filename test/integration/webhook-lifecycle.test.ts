@@ -100,7 +100,11 @@ t.test('SIGTERM: readiness drops first, admission is answered through the drain,
   t.teardown(() => {
     if (child.exitCode === null) child.kill('SIGKILL')
   })
-  const listening = await eventually('listening line', async () => lines.find((l) => l.msg === 'webhook listening; waiting for caches to sync'), 30_000)
+  const listening = await eventually(
+    'listening line',
+    async () => lines.find((l) => l.msg === 'webhook listening; waiting for caches to sync'),
+    30_000,
+  )
   const url = String(listening.url)
   const health = String(listening.health)
   await eventually('ready', async () => ((await fetch(`${health}/readyz`)).status === 200 ? true : undefined), 30_000)
@@ -125,17 +129,39 @@ t.test('start failures end with a non-zero exit code', async (t) => {
   const log = pino({ level: 'silent' })
   t.equal(await runWebhook({ argv: ['--port', 'https'], env: {}, log, handleSignals: false }), 2, 'invalid settings')
   t.equal(
-    await runWebhook({ argv: ['--kubeconfig', clusterInfo().kubeconfig, '--cert-dir', join(pair.dir, 'missing'), '--port', '0', '--health-port', '0'], env: {}, log, handleSignals: false }),
+    await runWebhook({
+      argv: ['--kubeconfig', clusterInfo().kubeconfig, '--cert-dir', join(pair.dir, 'missing'), '--port', '0', '--health-port', '0'],
+      env: {},
+      log,
+      handleSignals: false,
+    }),
     1,
     'no serving certificate',
   )
-  t.equal(await runWebhook({ argv: ['--kubeconfig', join(pair.dir, 'no-kubeconfig')], env: {}, log, handleSignals: false }), 1, 'no kubeconfig')
+  t.equal(
+    await runWebhook({ argv: ['--kubeconfig', join(pair.dir, 'no-kubeconfig')], env: {}, log, handleSignals: false }),
+    1,
+    'no kubeconfig',
+  )
 })
 
 t.test('runWebhook stops when its server is shut down', async (t) => {
   let stop: (() => Promise<void>) | undefined
   const run = runWebhook({
-    argv: ['--kubeconfig', clusterInfo().kubeconfig, '--cert-dir', certDir, '--listen-address', '127.0.0.1', '--port', '0', '--health-port', '0', '--drain-seconds', '0'],
+    argv: [
+      '--kubeconfig',
+      clusterInfo().kubeconfig,
+      '--cert-dir',
+      certDir,
+      '--listen-address',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--health-port',
+      '0',
+      '--drain-seconds',
+      '0',
+    ],
     env: {},
     log: pino({ level: 'silent' }),
     handleSignals: false,

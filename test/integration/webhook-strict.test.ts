@@ -37,7 +37,8 @@ t.teardown(() => admin.close())
 const OPERATOR = 'system:serviceaccount:template-sync:reconciler'
 const MERGE = 'application/merge-patch+json'
 const tplPath = (ns: string, name = ''): string => `/apis/${API_VERSION}/namespaces/${ns}/${PLURAL_TEMPLATE}${name ? `/${name}` : ''}`
-const tiPath = (ns: string, name = ''): string => `/apis/${API_VERSION}/namespaces/${ns}/${PLURAL_TEMPLATE_INSTANCE}${name ? `/${name}` : ''}`
+const tiPath = (ns: string, name = ''): string =>
+  `/apis/${API_VERSION}/namespaces/${ns}/${PLURAL_TEMPLATE_INSTANCE}${name ? `/${name}` : ''}`
 const cmPath = (ns: string, name = ''): string => `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ''}`
 const deployPath = (ns: string, name = ''): string => `/apis/apps/v1/namespaces/${ns}/deployments${name ? `/${name}` : ''}`
 
@@ -52,7 +53,9 @@ for (const crd of crdManifests()) {
 }
 await eventually('CRDs established', async () => {
   for (const crd of crdManifests()) {
-    const got = await admin.get<{ status?: { conditions?: { type: string; status: string }[] } }>(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`)
+    const got = await admin.get<{ status?: { conditions?: { type: string; status: string }[] } }>(
+      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`,
+    )
     if (!got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return undefined
   }
   return true
@@ -88,7 +91,12 @@ writeSecretVolume(certDir, { 'tls.crt': first.cert, 'tls.key': first.key }, 'v1'
 const logLines: string[] = []
 const logSink = new Writable({
   write(chunk: Buffer, _enc, done): void {
-    logLines.push(...chunk.toString('utf8').split('\n').filter((l) => l !== ''))
+    logLines.push(
+      ...chunk
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l !== ''),
+    )
     done()
   },
 })
@@ -115,16 +123,34 @@ await server.synced()
 const names = `ts-strict-${process.pid}`
 const strictMatch = [
   // A Scale carries no labels: /scale always reaches the webhook, which reads ownership from its cached target.
-  { name: 'managed', expression: `(has(request.subResource) && request.subResource == 'scale') || (oldObject != null && has(oldObject.metadata.labels) && '${LABEL_INSTANCE}' in oldObject.metadata.labels)` },
-  { name: 'strict', expression: `(has(request.subResource) && request.subResource == 'scale') || ('${LABEL_SYNC_MODE}' in oldObject.metadata.labels && oldObject.metadata.labels['${LABEL_SYNC_MODE}'] == 'strict')` },
+  {
+    name: 'managed',
+    expression: `(has(request.subResource) && request.subResource == 'scale') || (oldObject != null && has(oldObject.metadata.labels) && '${LABEL_INSTANCE}' in oldObject.metadata.labels)`,
+  },
+  {
+    name: 'strict',
+    expression: `(has(request.subResource) && request.subResource == 'scale') || ('${LABEL_SYNC_MODE}' in oldObject.metadata.labels && oldObject.metadata.labels['${LABEL_SYNC_MODE}'] == 'strict')`,
+  },
 ]
 const revertMatch = [
-  { name: 'managed', expression: `oldObject != null && has(oldObject.metadata.labels) && '${LABEL_INSTANCE}' in oldObject.metadata.labels` },
-  { name: 'revert', expression: `'${LABEL_SYNC_MODE}' in oldObject.metadata.labels && oldObject.metadata.labels['${LABEL_SYNC_MODE}'] == 'revert'` },
+  {
+    name: 'managed',
+    expression: `oldObject != null && has(oldObject.metadata.labels) && '${LABEL_INSTANCE}' in oldObject.metadata.labels`,
+  },
+  {
+    name: 'revert',
+    expression: `'${LABEL_SYNC_MODE}' in oldObject.metadata.labels && oldObject.metadata.labels['${LABEL_SYNC_MODE}'] == 'revert'`,
+  },
 ]
 const rules = [
   { apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'], operations: ['UPDATE', 'DELETE'], scope: 'Namespaced' },
-  { apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments', 'deployments/scale'], operations: ['UPDATE', 'DELETE'], scope: 'Namespaced' },
+  {
+    apiGroups: ['apps'],
+    apiVersions: ['v1'],
+    resources: ['deployments', 'deployments/scale'],
+    operations: ['UPDATE', 'DELETE'],
+    scope: 'Namespaced',
+  },
 ]
 const removeStrict = await installValidatingWebhook(admin, {
   name: `${names}-strict`,
@@ -158,13 +184,21 @@ interface Owner {
 
 async function createTemplate(ns: string, name: string, mode: SyncMode, ignoreFields: string[] = []): Promise<void> {
   await admin.request('POST', tplPath(ns), {
-    body: { apiVersion: API_VERSION, kind: 'Template', metadata: { name }, spec: { gotemplate: 'kind: ConfigMap', sync: { mode, ignoreFields } } },
+    body: {
+      apiVersion: API_VERSION,
+      kind: 'Template',
+      metadata: { name },
+      spec: { gotemplate: 'kind: ConfigMap', sync: { mode, ignoreFields } },
+    },
   })
   await eventually(`Template ${ns}/${name} in the webhook cache`, async () => (server.caches.templates.get(ns, name) ? true : undefined))
 }
 
 async function setIgnoreFields(ns: string, name: string, ignoreFields: string[]): Promise<void> {
-  const got = await admin.request<{ metadata: { generation: number } }>('PATCH', tplPath(ns, name), { body: { spec: { sync: { ignoreFields } } }, contentType: MERGE })
+  const got = await admin.request<{ metadata: { generation: number } }>('PATCH', tplPath(ns, name), {
+    body: { spec: { sync: { ignoreFields } } },
+    contentType: MERGE,
+  })
   await eventually(`Template ${ns}/${name} generation ${got.metadata.generation} cached`, async () =>
     server.caches.templates.get(ns, name)?.metadata?.generation === got.metadata.generation ? true : undefined,
   )
@@ -172,7 +206,12 @@ async function setIgnoreFields(ns: string, name: string, ignoreFields: string[])
 
 async function createInstance(ns: string, name: string, template: string, finalizers?: string[]): Promise<Owner> {
   const ti = await admin.request<{ metadata: { uid: string } }>('POST', tiPath(ns), {
-    body: { apiVersion: API_VERSION, kind: 'TemplateInstance', metadata: { name, ...(finalizers ? { finalizers } : {}) }, spec: { templateRef: { name: template, namespace: ns } } },
+    body: {
+      apiVersion: API_VERSION,
+      kind: 'TemplateInstance',
+      metadata: { name, ...(finalizers ? { finalizers } : {}) },
+      spec: { templateRef: { name: template, namespace: ns } },
+    },
   })
   await eventually(`TemplateInstance ${ns}/${name} in the webhook cache`, async () =>
     server.caches.instances.get(ns, name)?.metadata?.uid === ti.metadata.uid ? true : undefined,
@@ -181,7 +220,11 @@ async function createInstance(ns: string, name: string, template: string, finali
 }
 
 /** Strict template + instance in a fresh namespace. */
-async function strictOwner(tt: Parameters<typeof freshNamespace>[0], ignoreFields: string[] = [], mode: SyncMode = 'strict'): Promise<Owner> {
+async function strictOwner(
+  tt: Parameters<typeof freshNamespace>[0],
+  ignoreFields: string[] = [],
+  mode: SyncMode = 'strict',
+): Promise<Owner> {
   const ns = await freshNamespace(tt, admin, 'wh')
   await createTemplate(ns, 'tpl', mode, ignoreFields)
   return createInstance(ns, 'inst', 'tpl')
@@ -201,8 +244,16 @@ function ownershipMeta(o: Owner, mode: SyncMode, uid = o.uid): { labels: Record<
   }
 }
 
-async function renderedConfigMap(o: Owner, name: string, mode: SyncMode = 'strict', data: Record<string, string> = { color: 'blue', secretish: 'hunter2-value' }, uid?: string): Promise<void> {
-  await admin.request('POST', cmPath(o.ns), { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...ownershipMeta(o, mode, uid) }, data } })
+async function renderedConfigMap(
+  o: Owner,
+  name: string,
+  mode: SyncMode = 'strict',
+  data: Record<string, string> = { color: 'blue', secretish: 'hunter2-value' },
+  uid?: string,
+): Promise<void> {
+  await admin.request('POST', cmPath(o.ns), {
+    body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...ownershipMeta(o, mode, uid) }, data },
+  })
 }
 
 interface Raw {
@@ -214,7 +265,13 @@ interface Raw {
 /** A request through the admin credentials that also returns the headers (Warning) and the raw Status. */
 async function raw(method: string, path: string, body?: unknown, contentType = MERGE): Promise<Raw> {
   const url = new URL(clusterInfo().server + path)
-  const opts: RequestOptions & { headers: Record<string, string> } = { method, hostname: url.hostname, port: url.port, path: url.pathname + url.search, headers: {} }
+  const opts: RequestOptions & { headers: Record<string, string> } = {
+    method,
+    hostname: url.hostname,
+    port: url.port,
+    path: url.pathname + url.search,
+    headers: {},
+  }
   await admin.kubeConfig.applyToHTTPSOptions(opts)
   opts.headers['Accept'] = 'application/json'
   if (body !== undefined) opts.headers['Content-Type'] = contentType
@@ -247,7 +304,10 @@ const decisions = (): number => {
   const o = await createInstance(ns, 'inst', 'tpl')
   await renderedConfigMap(o, 'probe')
   const before = decisions()
-  await waitUntilCalled(() => raw('PATCH', `${cmPath(ns, 'probe')}?dryRun=All`, { data: { color: String(Math.random()) } }), () => decisions() > before)
+  await waitUntilCalled(
+    () => raw('PATCH', `${cmPath(ns, 'probe')}?dryRun=All`, { data: { color: String(Math.random()) } }),
+    () => decisions() > before,
+  )
 }
 
 // ---- tests -------------------------------------------------------------------
@@ -264,13 +324,18 @@ t.test('strict: an UPDATE outside ignoreFields is denied and the message reaches
   t.match(msg, 'data.extra', 'names the added path')
   t.match(msg, /ignoreFields/, 'says how to proceed')
   t.notMatch(msg, 'red', 'never echoes field values')
-  const line = logLines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'admission denied' && l.target === `${o.ns}/web`)
+  const line = logLines
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .find((l) => l.msg === 'admission denied' && l.target === `${o.ns}/web`)
   t.ok(line, 'one denial log line')
   t.equal(line?.instance, `${o.ns}/inst`)
   t.equal(line?.reason, 'ProtectedFieldChanged')
   t.same(line?.paths, ['data.color', 'data.extra'])
   t.equal(line?.user, 'template-sync-admin')
-  t.notOk(logLines.some((l) => l.includes('hunter2-value') || l.includes('"red"')), 'no field value in any log line')
+  t.notOk(
+    logLines.some((l) => l.includes('hunter2-value') || l.includes('"red"')),
+    'no field value in any log line',
+  )
 
   const dry = await raw('PATCH', `${cmPath(o.ns, 'web')}?dryRun=All`, { data: { color: 'green' } })
   t.equal(dry.status, 403, 'a dry-run request is judged like a real one')
@@ -302,11 +367,15 @@ t.test('strict: DELETE is allowed while the owning TemplateInstance is being del
   const ns = await freshNamespace(t, admin, 'wh')
   await createTemplate(ns, 'tpl', 'strict')
   const o = await createInstance(ns, 'inst', 'tpl', ['template-sync.test/hold'])
-  t.teardown(() => admin.request('PATCH', tiPath(ns, 'inst'), { body: { metadata: { finalizers: null } }, contentType: MERGE }).catch(() => undefined))
+  t.teardown(() =>
+    admin.request('PATCH', tiPath(ns, 'inst'), { body: { metadata: { finalizers: null } }, contentType: MERGE }).catch(() => undefined),
+  )
   await renderedConfigMap(o, 'web')
   t.equal((await raw('DELETE', cmPath(ns, 'web'))).status, 403, 'denied while the owner lives')
   await admin.request('DELETE', tiPath(ns, 'inst'))
-  await eventually('owner deletion seen by the cache', async () => (server.caches.instances.get(ns, 'inst')?.metadata?.deletionTimestamp ? true : undefined))
+  await eventually('owner deletion seen by the cache', async () =>
+    server.caches.instances.get(ns, 'inst')?.metadata?.deletionTimestamp ? true : undefined,
+  )
   const res = await raw('DELETE', cmPath(ns, 'web'))
   t.equal(res.status, 200, JSON.stringify(res.body.message ?? ''))
 })
@@ -330,7 +399,12 @@ t.test('deleting a namespace that holds strict objects completes', async (t) => 
   } catch (e) {
     const left = await admin.getOrUndefined<{ status?: unknown }>(`/api/v1/namespaces/${ns}`)
     t.comment(JSON.stringify(left?.status))
-    t.comment(logLines.filter((l) => l.includes(ns)).slice(-10).join('\n'))
+    t.comment(
+      logLines
+        .filter((l) => l.includes(ns))
+        .slice(-10)
+        .join('\n'),
+    )
     throw e
   }
   t.pass('the namespace controller emptied and removed the namespace')
@@ -365,7 +439,11 @@ t.test('strict: /scale is denied unless spec.replicas is ignored', async (t) => 
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'web', ...meta },
-      spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'example.invalid/web:1' }] } } },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'example.invalid/web:1' }] } },
+      },
     },
   })
   await eventually('Deployment in the scale-target cache', async () =>
@@ -380,7 +458,12 @@ t.test('strict: /scale is denied unless spec.replicas is ignored', async (t) => 
   t.equal(allowed.status, 200, JSON.stringify(allowed.body.message ?? ''))
   const d = await admin.get<{ spec: { replicas: number } }>(deployPath(o.ns, 'web'))
   t.equal(d.spec.replicas, 3, 'scaled')
-  const image = await raw('PATCH', deployPath(o.ns, 'web'), { spec: { template: { spec: { containers: [{ name: 'web', image: 'example.invalid/web:2' }] } } } }, 'application/strategic-merge-patch+json')
+  const image = await raw(
+    'PATCH',
+    deployPath(o.ns, 'web'),
+    { spec: { template: { spec: { containers: [{ name: 'web', image: 'example.invalid/web:2' }] } } } },
+    'application/strategic-merge-patch+json',
+  )
   t.equal(image.status, 403, 'the rest of the Deployment stays guarded')
 })
 
@@ -400,7 +483,9 @@ t.test('a TemplateInstance recreated with the same name does not enforce over an
   await renderedConfigMap(o, 'web')
   t.equal((await raw('PATCH', cmPath(o.ns, 'web'), { data: { color: 'red' } })).status, 403, 'enforced for the original owner')
   await admin.request('DELETE', tiPath(o.ns, 'inst'))
-  await eventually('old instance gone from the cache', async () => (server.caches.instances.get(o.ns, 'inst') === undefined ? true : undefined))
+  await eventually('old instance gone from the cache', async () =>
+    server.caches.instances.get(o.ns, 'inst') === undefined ? true : undefined,
+  )
   const again = await createInstance(o.ns, 'inst', 'tpl')
   t.not(again.uid, o.uid, 'new UID')
   const res = await raw('PATCH', cmPath(o.ns, 'web'), { data: { color: 'green' } })
@@ -417,7 +502,14 @@ t.test('a review near the largest object size is judged, not refused as too larg
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'big', ...ownershipMeta(o, 'strict') },
-    spec: { replicas: 1, selector: { matchLabels: { app: 'big' } }, template: { metadata: { labels: { app: 'big' } }, spec: { containers: [{ name: 'c', image: 'x', env: [{ name: 'V', value: value }] }] } } },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: 'big' } },
+      template: {
+        metadata: { labels: { app: 'big' } },
+        spec: { containers: [{ name: 'c', image: 'x', env: [{ name: 'V', value: value }] }] },
+      },
+    },
   })
   await admin.request('POST', deployPath(o.ns), { body: dep(big) })
   const over16MiB = (): number => {
@@ -461,7 +553,11 @@ t.test('the serving certificate rotates without a restart', async (t) => {
   const third = issueServingCert(['127.0.0.1', 'localhost'])
   const rejectedBefore = server.metrics.certReloads.get({ result: 'rejected' })
   writeSecretVolume(certDir, { 'tls.crt': third.cert, 'tls.key': second.key }, 'v3')
-  await eventually('mismatched pair rejected', async () => (server.metrics.certReloads.get({ result: 'rejected' }) > rejectedBefore ? true : undefined), 10_000)
+  await eventually(
+    'mismatched pair rejected',
+    async () => (server.metrics.certReloads.get({ result: 'rejected' }) > rejectedBefore ? true : undefined),
+    10_000,
+  )
   t.equal(await fingerprint(), after, 'still serving the last good pair')
   t.equal((await raw('PATCH', cmPath(o.ns, 'web'), { data: { color: 'x' } })).status, 403, 'and the API server still gets answers')
 })

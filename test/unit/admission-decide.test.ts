@@ -247,8 +247,7 @@ const cases: Case[] = [
   // ownership
   {
     name: 'an object without instance-ref is not managed',
-    req: () =>
-      update(changeData, { old: managedConfigMap((o) => delete o.metadata!.annotations![ANNOTATION_INSTANCE_REF]) }),
+    req: () => update(changeData, { old: managedConfigMap((o) => delete o.metadata!.annotations![ANNOTATION_INSTANCE_REF]) }),
     want: { allowed: true, reason: 'NotManaged' },
   },
   {
@@ -650,7 +649,13 @@ t.test('audit annotation keys carry no "/" (the API server adds the webhook name
 })
 
 t.test('allow decisions carry no audit annotations', async (t) => {
-  t.equal(judge(t, update(() => {})).auditAnnotations, undefined)
+  t.equal(
+    judge(
+      t,
+      update(() => {}),
+    ).auditAnnotations,
+    undefined,
+  )
   t.equal(judge(t, update(changeData), lookups({ template: aTemplate('revert') })).auditAnnotations, undefined)
 })
 

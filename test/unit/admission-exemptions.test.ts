@@ -118,11 +118,7 @@ const rows: Row[] = [
     name: 'stored object already being deleted',
     check: byTerminatingObject,
     yes: facts({ oldObject: { metadata: { deletionTimestamp: '2026-01-01T00:00:00Z' } } }),
-    no: [
-      facts(),
-      facts({ oldObject: null }),
-      facts({ object: { metadata: { deletionTimestamp: '2026-01-01T00:00:00Z' } } }),
-    ],
+    no: [facts(), facts({ oldObject: null }), facts({ object: { metadata: { deletionTimestamp: '2026-01-01T00:00:00Z' } } })],
   },
 ]
 

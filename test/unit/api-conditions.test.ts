@@ -64,7 +64,11 @@ t.test('a status change moves lastTransitionTime and keeps the position', async 
 t.test('an identical update returns the very same list (no write needed)', async (t) => {
   const list = deepFreeze([cond('Applied', 'True', 'Success', { message: 'ok', observedGeneration: 2 })])
   t.equal(setCondition(list, { type: 'Applied', status: 'True', reason: 'Success', message: 'ok', observedGeneration: 2 }, T1), list)
-  t.equal(setCondition(list, { type: 'Applied', status: 'True', reason: 'Success', message: 'ok' }, T1), list, 'generation kept when omitted')
+  t.equal(
+    setCondition(list, { type: 'Applied', status: 'True', reason: 'Success', message: 'ok' }, T1),
+    list,
+    'generation kept when omitted',
+  )
   t.not(setCondition(list, { type: 'Applied', status: 'True', reason: 'Success', message: 'ok', observedGeneration: 3 }, T1), list)
 })
 
@@ -98,7 +102,11 @@ t.test('Ready copies the first failing gate, in reconcile order', async (t) => {
     reason: 'Reconciled',
     message: '',
   })
-  t.match(deriveReadyCondition([cond('TemplateResolved', 'True')]), { status: 'Unknown', reason: 'Pending', message: /TargetNamespaceAllowed/ })
+  t.match(deriveReadyCondition([cond('TemplateResolved', 'True')]), {
+    status: 'Unknown',
+    reason: 'Pending',
+    message: /TargetNamespaceAllowed/,
+  })
 })
 
 t.test('Template phase: spec errors, then source errors, else Valid', async (t) => {
@@ -121,10 +129,31 @@ t.test('findCondition', async (t) => {
 
 t.test('every documented reason exists and each constant equals its name', async (t) => {
   const documented = [
-    'Success', 'TemplateNotFound', 'NamespaceNotPermitted', 'AllParametersResolved', 'InvalidParameter', 'OverrideNotAllowed',
-    'ParameterResolutionFailed', 'TemplateExecutionFailed', 'ApplyFailed', 'OwnershipConflict', 'DryRunFailed', 'SyncActive',
-    'Frozen', 'DriftConflict', 'WatchFailed', 'Reconciled', 'ValidationFailed', 'ValidationSucceeded', 'SpecInvalid',
-    'RenderFailed', 'RenderSucceeded', 'DryRunSkipped', 'DeletionBlocked', 'RepositoryReachable', 'RepositoryUnreachable',
+    'Success',
+    'TemplateNotFound',
+    'NamespaceNotPermitted',
+    'AllParametersResolved',
+    'InvalidParameter',
+    'OverrideNotAllowed',
+    'ParameterResolutionFailed',
+    'TemplateExecutionFailed',
+    'ApplyFailed',
+    'OwnershipConflict',
+    'DryRunFailed',
+    'SyncActive',
+    'Frozen',
+    'DriftConflict',
+    'WatchFailed',
+    'Reconciled',
+    'ValidationFailed',
+    'ValidationSucceeded',
+    'SpecInvalid',
+    'RenderFailed',
+    'RenderSucceeded',
+    'DryRunSkipped',
+    'DeletionBlocked',
+    'RepositoryReachable',
+    'RepositoryUnreachable',
   ]
   const values = Object.values(Reason) as string[]
   for (const r of documented) t.ok(values.includes(r), r)

@@ -34,7 +34,12 @@ const templateSpec: Full<TemplateSpec> = {
   gotemplate: 'apiVersion: v1\nkind: ConfigMap\n',
   helm: {
     chart: {
-      repository: { url: 'oci://registry.example.com/charts', name: 'redis', version: 'v1.2.3-rc.1', auth: { secretRef: { name: 'creds' } } },
+      repository: {
+        url: 'oci://registry.example.com/charts',
+        name: 'redis',
+        version: 'v1.2.3-rc.1',
+        auth: { secretRef: { name: 'creds' } },
+      },
     },
     releaseName: 'redis',
     version: 'v4',
@@ -44,13 +49,21 @@ const templateSpec: Full<TemplateSpec> = {
     { name: 'replicas', value: '2', type: 'number', required: false, disableOverride: true, exposeInStatus: true },
     { name: 'hosts', value: '["a","b"]', type: 'array', required: true, disableOverride: false, exposeInStatus: false },
   ],
-  targetNamespaces: { explicit: { allow: { literal: ['shared-tools', '*'] } }, selector: { ...selector, matchExpressions: [...selector.matchExpressions.map((e) => ({ ...e, values: [...e.values] }))] } },
+  targetNamespaces: {
+    explicit: { allow: { literal: ['shared-tools', '*'] } },
+    selector: { ...selector, matchExpressions: [...selector.matchExpressions.map((e) => ({ ...e, values: [...e.values] }))] },
+  },
   sync: { mode: 'strict', ignoreFields: ['spec.replicas', "metadata.annotations['example.com/x']"] },
   outputs: [
     {
       name: 'endpoint',
       from: { apiVersion: 'v1', kind: 'Service', name: '{.instance.name}-svc', namespace: '{.instance.namespace}' },
-      fromAll: { apiVersion: 'v1', kind: 'Service', namespace: 'team-a', selector: { matchLabels: { a: 'b' }, matchExpressions: [{ key: 'k', operator: 'Exists', values: [] }] } },
+      fromAll: {
+        apiVersion: 'v1',
+        kind: 'Service',
+        namespace: 'team-a',
+        selector: { matchLabels: { a: 'b' }, matchExpressions: [{ key: 'k', operator: 'Exists', values: [] }] },
+      },
       forEach: { jsonPath: '{.spec.ports}' },
       keyTemplate: '{.metadata.name}',
       fields: [{ name: 'clusterIP', jsonPath: '{.spec.clusterIP}' }],
@@ -84,11 +97,17 @@ const instanceStatus: Full<TemplateInstanceStatus> = {
   observedGeneration: 1,
   phase: 'Failed',
   conditions: [condition],
-  renderedResources: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'app1-cfg', namespace: 'team-a', observedGeneration: 1, status: 'Failed' }],
+  renderedResources: [
+    { apiVersion: 'v1', kind: 'ConfigMap', name: 'app1-cfg', namespace: 'team-a', observedGeneration: 1, status: 'Failed' },
+  ],
   resolvedParameters: [
     { name: 'a', value: ['x', { y: 1, z: [true, null] }], valueFrom: { secretKeyRef: keyRef } },
     { name: 'b', value: 'plain', valueFrom: { configMapKeyRef: keyRef } },
-    { name: 'c', value: 7, valueFrom: { objectFieldRef: { apiVersion: 'v1', kind: 'Pod', name: '', namespace: '', jsonPath: '.items[*].metadata.name' } } },
+    {
+      name: 'c',
+      value: 7,
+      valueFrom: { objectFieldRef: { apiVersion: 'v1', kind: 'Pod', name: '', namespace: '', jsonPath: '.items[*].metadata.name' } },
+    },
   ],
   resolvedTemplateRef: { name: 'web', namespace: 'platform', generation: 3 },
   trackedGVKs: ['/v1/ConfigMap', 'apps/v1/Deployment'],

@@ -53,7 +53,10 @@ t.test("the webhook's watcher reloads after a swap", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'ts-certdir-'))
   await writeCertDir(dir, pairFiles())
   const loaded: string[] = []
-  const watcher = new CertWatcher({ files: files(dir), log: pino({ level: 'silent' }), onLoad: (p) => loaded.push(p.fingerprint), debounceMs: 20, pollMs: 60_000 }, loadKeyPair(files(dir))).start()
+  const watcher = new CertWatcher(
+    { files: files(dir), log: pino({ level: 'silent' }), onLoad: (p) => loaded.push(p.fingerprint), debounceMs: 20, pollMs: 60_000 },
+    loadKeyPair(files(dir)),
+  ).start()
   t.teardown(() => watcher.close())
   const next = pairFiles()
   await writeCertDir(dir, next)

@@ -9,7 +9,17 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createSecureContext } from 'node:tls'
 import * as der from '../../src/certs/der.ts'
-import { CA_VALIDITY_DAYS, CLOCK_SKEW_MS, DAY_MS, loadSigningCA, mintCA, mintServingCert, serviceDnsNames, SERVING_VALIDITY_DAYS, CertificateError } from '../../src/certs/mint.ts'
+import {
+  CA_VALIDITY_DAYS,
+  CLOCK_SKEW_MS,
+  DAY_MS,
+  loadSigningCA,
+  mintCA,
+  mintServingCert,
+  serviceDnsNames,
+  SERVING_VALIDITY_DAYS,
+  CertificateError,
+} from '../../src/certs/mint.ts'
 import { splitCertificates, toPem } from '../../src/certs/pem.ts'
 
 const now = new Date('2026-03-01T12:00:00.000Z')
@@ -66,7 +76,11 @@ t.test('openssl agrees: chain, purpose, key usage bits, strict X.509 checks', as
   const s = mintServingCert({ ca, dnsNames: names })
   writeFileSync(join(dir, 'ca.crt'), ca.certPem)
   writeFileSync(join(dir, 'tls.crt'), s.certPem)
-  const verify = execFileSync('openssl', ['verify', '-x509_strict', '-purpose', 'sslserver', '-CAfile', join(dir, 'ca.crt'), join(dir, 'tls.crt')], { encoding: 'utf8' })
+  const verify = execFileSync(
+    'openssl',
+    ['verify', '-x509_strict', '-purpose', 'sslserver', '-CAfile', join(dir, 'ca.crt'), join(dir, 'tls.crt')],
+    { encoding: 'utf8' },
+  )
   t.match(verify, /tls\.crt: OK/)
   const leaf = execFileSync('openssl', ['x509', '-in', join(dir, 'tls.crt'), '-noout', '-text'], { encoding: 'utf8' })
   t.match(leaf, /Basic Constraints: critical\s+CA:FALSE/)
@@ -123,7 +137,10 @@ t.test('DER helpers', async (t) => {
   t.equal(der.tlv(0x04, Buffer.alloc(200)).subarray(0, 3).toString('hex'), '0481c8', 'long-form length')
   const seq = der.sequence(der.smallInteger(1), der.utf8String('x'))
   const top = der.readElement(seq, 0)
-  t.strictSame(der.childrenOf(seq, top).map((e) => e.tag), [der.Tag.integer, der.Tag.utf8String])
+  t.strictSame(
+    der.childrenOf(seq, top).map((e) => e.tag),
+    [der.Tag.integer, der.Tag.utf8String],
+  )
   t.throws(() => der.readElement(Buffer.from([0x30, 0x05, 0x01]), 0), /past the end/)
 })
 

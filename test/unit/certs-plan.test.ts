@@ -73,8 +73,15 @@ t.test('a year and a half of daily passes: the CA rotates, trust always overlaps
     const servingIssuer = chainsTo(state)
     t.ok(servingIssuer !== undefined, `day ${day}: the serving certificate chains to the stored bundle`)
     const issuerFp = state.bundle.map((b) => new X509Certificate(b)).find((c) => c.fingerprint256 === servingIssuer)
-    t.ok(issuerFp && trusted.has(fingerprint(issuerFp.toString())) || p.steps.includes('ca-created'), `day ${day}: the API server already trusted the issuer when the certificate was served`)
-    t.ok(new X509Certificate(state.serving!.certPem).validTo && new Date(new X509Certificate(state.serving!.certPem).validTo).getTime() > now.getTime() + 29 * DAY_MS, `day ${day}: never closer than the renewal window to expiry`)
+    t.ok(
+      (issuerFp && trusted.has(fingerprint(issuerFp.toString()))) || p.steps.includes('ca-created'),
+      `day ${day}: the API server already trusted the issuer when the certificate was served`,
+    )
+    t.ok(
+      new X509Certificate(state.serving!.certPem).validTo &&
+        new Date(new X509Certificate(state.serving!.certPem).validTo).getTime() > now.getTime() + 29 * DAY_MS,
+      `day ${day}: never closer than the renewal window to expiry`,
+    )
     t.ok(state.bundle.length <= 3, 'the bundle stays small')
     trusted = new Set(state.bundle.map(fingerprint))
   }
@@ -107,7 +114,10 @@ t.test('a serving renewal from a CA the configuration does not trust yet waits o
 
 t.test('without a webhook configuration nothing is deferred', async (t) => {
   const first = planCertificates(empty, settings(start)).next
-  const p = planCertificates(first, settings(new Date(start.getTime() + DAY_MS), { renewBeforeMs: 100 * DAY_MS, caRenewBeforeMs: 400 * DAY_MS }))
+  const p = planCertificates(
+    first,
+    settings(new Date(start.getTime() + DAY_MS), { renewBeforeMs: 100 * DAY_MS, caRenewBeforeMs: 400 * DAY_MS }),
+  )
   t.strictSame(p.steps, ['ca-rotated', 'serving-issued'])
 })
 

@@ -15,11 +15,21 @@ const entry = (state: DiffState, name: string, changes: DiffEntry['changes'] = [
   changes,
   ...(message !== undefined ? { message } : {}),
 })
-const report = (objects: DiffEntry[]): DiffReport => ({ instance: 'team-a/app', template: 'platform/web', syncMode: 'revert', objects, notes: [] })
+const report = (objects: DiffEntry[]): DiffReport => ({
+  instance: 'team-a/app',
+  template: 'platform/web',
+  syncMode: 'revert',
+  objects,
+  notes: [],
+})
 
 t.test('arguments', async (t) => {
   t.same(parseDiffArgs(['team-a/app']), { instance: { namespace: 'team-a', name: 'app' }, output: 'text' })
-  t.same(parseDiffArgs(['-o', 'json', 'team-a/app', '--kubeconfig', '/k']), { instance: { namespace: 'team-a', name: 'app' }, output: 'json', kubeconfig: '/k' })
+  t.same(parseDiffArgs(['-o', 'json', 'team-a/app', '--kubeconfig', '/k']), {
+    instance: { namespace: 'team-a', name: 'app' },
+    output: 'json',
+    kubeconfig: '/k',
+  })
   t.equal(parseDiffArgs(['--help']), 'help')
   const bad: [string[], RegExp][] = [
     [[], /exactly one NAMESPACE\/NAME/],
@@ -45,7 +55,8 @@ t.test('exit codes follow diff(1)', async (t) => {
     [['orphaned'], 1],
     [['drifted', 'error'], 2],
   ]
-  for (const [states, want] of cases) t.equal(exitCode(report(states.map((s, i) => entry(s, `o${i}`)))), want, states.join(',') || 'nothing')
+  for (const [states, want] of cases)
+    t.equal(exitCode(report(states.map((s, i) => entry(s, `o${i}`)))), want, states.join(',') || 'nothing')
 })
 
 t.test('the text report lists states and paths, never values', async (t) => {

@@ -5,7 +5,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runRender } from '../../src/cli/render.ts'
-import { ANNOTATION_INSTANCE_REF, FINALIZER_RESOURCE, LABEL_INSTANCE, LABEL_INSTANCE_NAME, LABEL_INSTANCE_NAMESPACE, LABEL_SYNC_MODE } from '../../src/api/names.ts'
+import {
+  ANNOTATION_INSTANCE_REF,
+  FINALIZER_RESOURCE,
+  LABEL_INSTANCE,
+  LABEL_INSTANCE_NAME,
+  LABEL_INSTANCE_NAMESPACE,
+  LABEL_SYNC_MODE,
+} from '../../src/api/names.ts'
 import { parseYamlStream } from '../../src/render/yaml.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'ts-cli-render-'))
@@ -55,10 +62,13 @@ metadata:
   name: web
   namespace: platform
 spec:
-${opts.targets ?? `  targetNamespaces:
+${
+  opts.targets ??
+  `  targetNamespaces:
     explicit:
       allow:
-        literal: ["*"]`}
+        literal: ["*"]`
+}
 ${opts.mode ? `  sync:\n    mode: ${opts.mode}\n` : ''}  parameters:
     - name: greeting
       value: hello
@@ -69,7 +79,10 @@ ${opts.mode ? `  sync:\n    mode: ${opts.mode}\n` : ''}  parameters:
       value: s3cret-value
     - name: fromSource
   gotemplate: |
-${(opts.body ?? BODY).split('\n').map((l) => `    ${l}`).join('\n')}
+${(opts.body ?? BODY)
+  .split('\n')
+  .map((l) => `    ${l}`)
+  .join('\n')}
 `
 }
 
@@ -80,9 +93,12 @@ metadata:
   name: app1
 ${opts.namespace === null ? '' : `  namespace: ${opts.namespace ?? 'team-a'}\n`}spec:
   templateRef: { name: web, namespace: platform }
-${opts.params ?? `  parameters:
+${
+  opts.params ??
+  `  parameters:
     - name: greeting
-      value: hi`}
+      value: hi`
+}
 `
 }
 
@@ -105,7 +121,19 @@ function files(template = templateYaml(), instance = instanceYaml()): string[] {
   return ['--template', file(template), '--instance', file(instance)]
 }
 
-type Obj = { kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string>; finalizers?: string[] }; data?: Record<string, string>; stringData?: Record<string, string>; extra?: unknown }
+type Obj = {
+  kind: string
+  metadata: {
+    name: string
+    namespace?: string
+    labels?: Record<string, string>
+    annotations?: Record<string, string>
+    finalizers?: string[]
+  }
+  data?: Record<string, string>
+  stringData?: Record<string, string>
+  extra?: unknown
+}
 const byKind = (r: Run, kind: string): Obj => {
   const found = r.docs.find((d) => d['kind'] === kind)
   if (found === undefined) throw new Error(`no ${kind} in output:\n${r.out}`)
@@ -115,7 +143,10 @@ const byKind = (r: Run, kind: string): Obj => {
 t.test('renders from files: stamped, namespaced where the kind is, Secrets masked', async (t) => {
   const r = await render(files())
   t.equal(r.code, 0, r.err)
-  t.same(r.docs.map((d) => d['kind']), ['ConfigMap', 'Secret', 'ClusterRole', 'Widget'])
+  t.same(
+    r.docs.map((d) => d['kind']),
+    ['ConfigMap', 'Secret', 'ClusterRole', 'Widget'],
+  )
   const cm = byKind(r, 'ConfigMap')
   t.equal(cm.metadata.name, 'app1-cfg')
   t.equal(cm.metadata.namespace, 'team-a', 'a namespaced kind gets the instance namespace')
@@ -155,7 +186,8 @@ t.test('--set replaces an instance entry and adds new ones', async (t) => {
 })
 
 t.test('the output reads back unchanged (YAML 1.1 lookalikes are quoted)', async (t) => {
-  const body = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: q\ndata:\n  a: "on"\n  b: "0644"\n  c: "1e3"\n  d: "~"\n  e: "2024-01-01"\n  f: "multi\\nline"\n'
+  const body =
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: q\ndata:\n  a: "on"\n  b: "0644"\n  c: "1e3"\n  d: "~"\n  e: "2024-01-01"\n  f: "multi\\nline"\n'
   const r = await render(files(templateYaml({ body })))
   t.equal(r.code, 0, r.err)
   t.same(byKind(r, 'ConfigMap').data, { a: 'on', b: '0644', c: '1e3', d: '~', e: '2024-01-01', f: 'multi\nline' })
@@ -178,7 +210,11 @@ interface Failure {
 const failures: Failure[] = [
   {
     name: 'a valueFrom parameter needs a cluster, and the message names it',
-    args: () => files(templateYaml(), instanceYaml({ params: '  parameters:\n    - name: fromSource\n      valueFrom:\n        configMapKeyRef: { name: src, key: k }' })),
+    args: () =>
+      files(
+        templateYaml(),
+        instanceYaml({ params: '  parameters:\n    - name: fromSource\n      valueFrom:\n        configMapKeyRef: { name: src, key: k }' }),
+      ),
     code: 1,
     err: [/parameter "fromSource" reads ConfigMap team-a\/src key "k" \(valueFrom\), which needs a cluster/, /--set fromSource=VALUE/],
   },
@@ -224,7 +260,12 @@ const failures: Failure[] = [
     code: 1,
     err: [/f\d+\.yaml: document 1/],
   },
-  { name: 'no arguments', args: () => [], code: 2, err: [/give NAMESPACE\/NAME, or both --template and --instance/, /usage: template-sync render/] },
+  {
+    name: 'no arguments',
+    args: () => [],
+    code: 2,
+    err: [/give NAMESPACE\/NAME, or both --template and --instance/, /usage: template-sync render/],
+  },
   { name: 'only --template', args: () => ['--template', 'x'], code: 2, err: [/both --template and --instance/] },
   { name: 'files and a name together', args: () => [...files(), 'ns/name'], code: 2, err: [/not both/] },
   { name: 'a name without a slash', args: () => ['justname'], code: 2, err: [/expected NAMESPACE\/NAME/] },
@@ -248,7 +289,10 @@ t.test('--help prints the usage and exits 0', async (t) => {
 })
 
 t.test('an instance file naming another Template is rendered with the given one, and says so', async (t) => {
-  const other = instanceYaml().replace('templateRef: { name: web, namespace: platform }', 'templateRef: { name: other, namespace: elsewhere }')
+  const other = instanceYaml().replace(
+    'templateRef: { name: web, namespace: platform }',
+    'templateRef: { name: other, namespace: elsewhere }',
+  )
   const r = await render(files(templateYaml(), other))
   t.equal(r.code, 0, r.err)
   t.match(r.err, /note: the instance's spec\.templateRef names Template elsewhere\/other; rendering with platform\/web from /)

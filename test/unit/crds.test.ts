@@ -27,7 +27,12 @@ function rulesAt(schema: JSONSchemaProps, path: string): string[] {
 }
 
 /** Calls visit for every node with its path. */
-function walk(node: JSONSchemaProps, path: string, visit: (n: JSONSchemaProps, p: string, ancestors: JSONSchemaProps[]) => void, ancestors: JSONSchemaProps[] = []): void {
+function walk(
+  node: JSONSchemaProps,
+  path: string,
+  visit: (n: JSONSchemaProps, p: string, ancestors: JSONSchemaProps[]) => void,
+  ancestors: JSONSchemaProps[] = [],
+): void {
   visit(node, path, ancestors)
   const below = [...ancestors, node]
   for (const [k, child] of Object.entries(node.properties ?? {})) walk(child, `${path}.${k}`, visit, below)
@@ -108,13 +113,18 @@ t.test('printer columns', async (t) => {
 })
 
 t.test('the schemas are structural', async (t) => {
-  for (const [name, schema] of [['Template', template], ['TemplateInstance', instance]] as const) {
+  for (const [name, schema] of [
+    ['Template', template],
+    ['TemplateInstance', instance],
+  ] as const) {
     const problems: string[] = []
     walk(schema, name, (node, path) => {
       if (node.type === undefined && !node['x-kubernetes-preserve-unknown-fields']) problems.push(`${path}: no type`)
       if (node.type === 'array' && node.items === undefined) problems.push(`${path}: array without items`)
-      if (node.properties !== undefined && node.additionalProperties !== undefined) problems.push(`${path}: properties and additionalProperties`)
-      if (node.type !== 'object' && (node.properties !== undefined || node.additionalProperties !== undefined)) problems.push(`${path}: properties on a non-object`)
+      if (node.properties !== undefined && node.additionalProperties !== undefined)
+        problems.push(`${path}: properties and additionalProperties`)
+      if (node.type !== 'object' && (node.properties !== undefined || node.additionalProperties !== undefined))
+        problems.push(`${path}: properties on a non-object`)
       if (node['x-kubernetes-list-type'] === 'map') {
         const keys = node['x-kubernetes-list-map-keys'] ?? []
         if (keys.length === 0) problems.push(`${path}: map list without keys`)
@@ -126,7 +136,10 @@ t.test('the schemas are structural', async (t) => {
 })
 
 t.test('every list or string a CEL rule reads is bounded', async (t) => {
-  for (const [name, schema] of [['Template', template], ['TemplateInstance', instance]] as const) {
+  for (const [name, schema] of [
+    ['Template', template],
+    ['TemplateInstance', instance],
+  ] as const) {
     const problems: string[] = []
     walk(schema, name, (node, path, ancestors) => {
       const rules = node['x-kubernetes-validations'] ?? []
@@ -138,7 +151,8 @@ t.test('every list or string a CEL rule reads is bounded', async (t) => {
       for (const { rule } of rules) {
         for (const m of rule.matchAll(/\bself\.([A-Za-z]+)\.(startsWith|endsWith|matches|contains|size|all|exists|map|filter)\(/g)) {
           const field = node.properties?.[m[1]!]
-          if (field?.type === 'string' && field.maxLength === undefined) problems.push(`${path}.${m[1]}: string read by CEL has no maxLength`)
+          if (field?.type === 'string' && field.maxLength === undefined)
+            problems.push(`${path}.${m[1]}: string read by CEL has no maxLength`)
           if (field?.type === 'array' && field.maxItems === undefined) problems.push(`${path}.${m[1]}: list read by CEL has no maxItems`)
         }
       }
@@ -184,7 +198,10 @@ t.test('helm patterns accept exact versions and reject ranges', async (t) => {
 t.test('TemplateInstance: documented validation', async (t) => {
   t.strictSame(at(instance, 'spec').required, ['templateRef'])
   t.strictSame(at(instance, 'spec.templateRef').required, ['name', 'namespace'])
-  t.strictSame(rulesAt(instance, 'spec.parameters.[]'), ['has(self.value) != has(self.valueFrom)', '!has(self.defaultValue) || has(self.valueFrom)'])
+  t.strictSame(rulesAt(instance, 'spec.parameters.[]'), [
+    'has(self.value) != has(self.valueFrom)',
+    '!has(self.defaultValue) || has(self.valueFrom)',
+  ])
   t.equal(at(instance, 'spec.parameters.[].name').minLength, 1)
   const valueFrom = at(instance, 'spec.parameters.[].valueFrom')
   t.equal(valueFrom.minProperties, 1)

@@ -38,7 +38,28 @@ const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-const KEYS = ['a', 'b', 'c', 'spec', 'labels', 'x.y', 'a/b', '~', '~1', '0', '1', '', "q'uote", 'back\\slash', 'constructor', '__proto__', 'toString', 'é', 'with space', 'env']
+const KEYS = [
+  'a',
+  'b',
+  'c',
+  'spec',
+  'labels',
+  'x.y',
+  'a/b',
+  '~',
+  '~1',
+  '0',
+  '1',
+  '',
+  "q'uote",
+  'back\\slash',
+  'constructor',
+  '__proto__',
+  'toString',
+  'é',
+  'with space',
+  'env',
+]
 const SCALARS: readonly unknown[] = [null, true, false, 0, 1, 1.5, -2, '', 'x', 'y', '1', 'true']
 
 function setOwn(o: Obj, k: string, v: unknown): void {
@@ -141,7 +162,8 @@ function mutate(root: unknown): unknown {
 // ---- random ignore rules, as plain segment lists ----
 
 function randomRule(sources: Node[]): Segment[] {
-  if (chance(0.15)) return parseFieldPath(pick(['metadata', 'metadata.labels', 'metadata.annotations', 'spec', 'status', 'spec[*]', 'x[0]']))
+  if (chance(0.15))
+    return parseFieldPath(pick(['metadata', 'metadata.labels', 'metadata.annotations', 'spec', 'status', 'spec[*]', 'x[0]']))
   const withPath = sources.filter((n) => n.path.length > 0)
   if (withPath.length === 0) return [{ kind: 'key', key: pick(KEYS) }]
   const path = pick(withPath).path
@@ -156,7 +178,16 @@ function randomRule(sources: Node[]): Segment[] {
 
 const SERVER_MANAGED: PathStep[][] = [
   ['status'],
-  ...['resourceVersion', 'managedFields', 'generation', 'uid', 'creationTimestamp', 'selfLink', 'deletionTimestamp', 'deletionGracePeriodSeconds'].map((k) => ['metadata', k]),
+  ...[
+    'resourceVersion',
+    'managedFields',
+    'generation',
+    'uid',
+    'creationTimestamp',
+    'selfLink',
+    'deletionTimestamp',
+    'deletionGracePeriodSeconds',
+  ].map((k) => ['metadata', k]),
 ]
 const PROTECTED: PathStep[][] = [
   ...PROTECTED_LABELS.map((k) => ['metadata', 'labels', k]),
@@ -180,7 +211,10 @@ function refIgnoredByRules(rules: Segment[][], path: PathStep[]): boolean {
 }
 
 function refCovered(rules: Segment[][], path: PathStep[]): boolean {
-  return !PROTECTED.some((p) => startsWith(path, p)) && (rules.some((r) => ruleCovers(r, path)) || SERVER_MANAGED.some((p) => startsWith(path, p)))
+  return (
+    !PROTECTED.some((p) => startsWith(path, p)) &&
+    (rules.some((r) => ruleCovers(r, path)) || SERVER_MANAGED.some((p) => startsWith(path, p)))
+  )
 }
 
 function typeOf(v: unknown): string {
@@ -258,19 +292,40 @@ t.test(`compare agrees with the reference on ${PAIRS} random pairs (seed ${SEED}
     // The same rules answer single-path questions the same way.
     for (const n of sources) {
       if (isIgnoredPath(ignore, n.path) !== refIgnoredByRules(rules, n.path)) {
-        mismatches.push({ pair, entries, before, after, got: `isIgnoredPath ${JSON.stringify(n.path)}`, want: !isIgnoredPath(ignore, n.path) })
+        mismatches.push({
+          pair,
+          entries,
+          before,
+          after,
+          got: `isIgnoredPath ${JSON.stringify(n.path)}`,
+          want: !isIgnoredPath(ignore, n.path),
+        })
         break
       }
     }
 
     // With no rules and no server-managed keys at the top, "no changes" means deep-equal.
-    if (rules.length === 0 && isObj(before) && isObj(after) && !('status' in before) && !('metadata' in before) && !('status' in after) && !('metadata' in after)) {
-      if ((got.length === 0) !== isEqual(before, after)) mismatches.push({ pair, entries, before, after, got, want: 'agreement with lodash isEqual' })
+    if (
+      rules.length === 0 &&
+      isObj(before) &&
+      isObj(after) &&
+      !('status' in before) &&
+      !('metadata' in before) &&
+      !('status' in after) &&
+      !('metadata' in after)
+    ) {
+      if ((got.length === 0) !== isEqual(before, after))
+        mismatches.push({ pair, entries, before, after, got, want: 'agreement with lodash isEqual' })
     }
   }
   t.ok(withChanges > PAIRS / 2, `most pairs differ (${withChanges} of ${PAIRS}), so the check has teeth`)
   t.ok(reported > PAIRS, `many changes were reported (${reported})`)
   t.equal(mismatches.length, 0, 'no pair disagrees')
   const first = mismatches[0]
-  if (first !== undefined) t.strictSame(first.got, first.want, `first mismatch: pair ${first.pair}, ignore ${JSON.stringify(first.entries)}\nbefore ${JSON.stringify(first.before)}\nafter  ${JSON.stringify(first.after)}`)
+  if (first !== undefined)
+    t.strictSame(
+      first.got,
+      first.want,
+      `first mismatch: pair ${first.pair}, ignore ${JSON.stringify(first.entries)}\nbefore ${JSON.stringify(first.before)}\nafter  ${JSON.stringify(first.after)}`,
+    )
 })

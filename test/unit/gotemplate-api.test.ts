@@ -2,15 +2,7 @@
 // classes with their fields, function maps, renderTemplate and toGoValue.
 
 import t from 'tap'
-import {
-  ExecError,
-  ParseError,
-  builtinFuncs,
-  execute,
-  parse,
-  renderTemplate,
-  toGoValue,
-} from '../../src/gotemplate/index.ts'
+import { ExecError, ParseError, builtinFuncs, execute, parse, renderTemplate, toGoValue } from '../../src/gotemplate/index.ts'
 import { GoFuncError, GoTime, isMap } from '../../src/gotemplate/value.ts'
 import type { FuncMap, GoValue } from '../../src/gotemplate/value.ts'
 
@@ -100,7 +92,25 @@ t.test('FuncMap functions replace built-ins of the same name', async (t) => {
 
 t.test('builtinFuncs lists the text/template built-ins', async (t) => {
   t.same(Object.keys(builtinFuncs).sort(), [
-    'and', 'call', 'eq', 'ge', 'gt', 'html', 'index', 'js', 'le', 'len', 'lt', 'ne', 'not', 'or', 'print', 'printf', 'println', 'slice', 'urlquery',
+    'and',
+    'call',
+    'eq',
+    'ge',
+    'gt',
+    'html',
+    'index',
+    'js',
+    'le',
+    'len',
+    'lt',
+    'ne',
+    'not',
+    'or',
+    'print',
+    'printf',
+    'println',
+    'slice',
+    'urlquery',
   ])
   t.ok(Object.isFrozen(builtinFuncs))
 })
@@ -184,17 +194,45 @@ interface SprigRow {
 // Go's text/template with Masterminds/sprig v3.
 const sprigRows: SprigRow[] = [
   { name: 'ranges over an []int', tmpl: '{{ range $i, $e := until 3 }}{{ $e }}{{ end }}', want: '012' },
-  { name: 'elements of an []int are not interfaces', tmpl: '{{ range until 1 }}{{ .x }}{{ end }}', err: 'template: t:1:22: executing "t" at <.x>: can\'t evaluate field x in type int' },
+  {
+    name: 'elements of an []int are not interfaces',
+    tmpl: '{{ range until 1 }}{{ .x }}{{ end }}',
+    err: 'template: t:1:22: executing "t" at <.x>: can\'t evaluate field x in type int',
+  },
   { name: 'prints a []string', tmpl: '{{ splitList "," "a,b" }} {{ splitList "," "a,b" | len }}', want: '[a b] 2' },
-  { name: 'slicing keeps the slice type', tmpl: '{{ $s := slice (splitList "," "a,b,c") 1 }}{{ printf "%T %v" $s $s }}', want: '[]string [b c]' },
+  {
+    name: 'slicing keeps the slice type',
+    tmpl: '{{ $s := slice (splitList "," "a,b,c") 1 }}{{ printf "%T %v" $s $s }}',
+    want: '[]string [b c]',
+  },
   { name: 'a map[string]string key reads as a field', tmpl: '{{ (split "," "a,b")._1 }}', want: 'b' },
   { name: 'a missing key of a map[string]string indexes to ""', tmpl: '[{{ index (split "," "a") "_9" }}]', want: '[]' },
-  { name: 'methods of a *semver.Version', tmpl: '{{ $v := semver "1.2.3-rc1+m" }}{{ $v.Major }}{{ $v.Minor }}{{ $v.Prerelease }} {{ $v }}', want: '12rc1 1.2.3-rc1+m' },
-  { name: 'a method takes no arguments', tmpl: '{{ (semver "1.2.3").Major 1 }}', err: 'template: t:1:11: executing "t" at <"1.2.3">: wrong number of args for Major: want 0 got 1' },
-  { name: 'an unknown method', tmpl: '{{ (semver "1.2.3").Nope }}', err: 'template: t:1:11: executing "t" at <"1.2.3">: can\'t evaluate field Nope in type *semver.Version' },
-  { name: 'time values print and compare', tmpl: '{{ $t := toDate "2006-01-02" "2024-01-02" }}{{ $t }} {{ eq $t $t }}', want: '2024-01-02 00:00:00 +0000 UTC true' },
+  {
+    name: 'methods of a *semver.Version',
+    tmpl: '{{ $v := semver "1.2.3-rc1+m" }}{{ $v.Major }}{{ $v.Minor }}{{ $v.Prerelease }} {{ $v }}',
+    want: '12rc1 1.2.3-rc1+m',
+  },
+  {
+    name: 'a method takes no arguments',
+    tmpl: '{{ (semver "1.2.3").Major 1 }}',
+    err: 'template: t:1:11: executing "t" at <"1.2.3">: wrong number of args for Major: want 0 got 1',
+  },
+  {
+    name: 'an unknown method',
+    tmpl: '{{ (semver "1.2.3").Nope }}',
+    err: 'template: t:1:11: executing "t" at <"1.2.3">: can\'t evaluate field Nope in type *semver.Version',
+  },
+  {
+    name: 'time values print and compare',
+    tmpl: '{{ $t := toDate "2006-01-02" "2024-01-02" }}{{ $t }} {{ eq $t $t }}',
+    want: '2024-01-02 00:00:00 +0000 UTC true',
+  },
   { name: 'dict keys read as fields', tmpl: '{{ (dict "a" 1).a }}', want: '1' },
-  { name: 'a missing dict key is an error', tmpl: '{{ (dict "a" 1).b }}', err: 'template: t:1:13: executing "t" at <1>: map has no entry for key "b"' },
+  {
+    name: 'a missing dict key is an error',
+    tmpl: '{{ (dict "a" 1).b }}',
+    err: 'template: t:1:13: executing "t" at <1>: map has no entry for key "b"',
+  },
 ]
 
 for (const row of sprigRows) {

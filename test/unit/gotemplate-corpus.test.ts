@@ -24,9 +24,21 @@ const cases = allCases()
 
 t.test('expected.json covers exactly the corpus (re-run test/gotemplate/record.ts after editing it)', async (t) => {
   const names = new Set(cases.map((c) => c.name))
-  t.same(cases.filter((c) => expected.results[c.name] === undefined).map((c) => c.name), [], 'cases without a recorded result')
-  t.same(Object.keys(expected.results).filter((n) => !names.has(n)), [], 'recorded results without a case')
-  t.same(Object.keys(known.cases).filter((n) => !names.has(n)), [], 'known differences that are not corpus cases')
+  t.same(
+    cases.filter((c) => expected.results[c.name] === undefined).map((c) => c.name),
+    [],
+    'cases without a recorded result',
+  )
+  t.same(
+    Object.keys(expected.results).filter((n) => !names.has(n)),
+    [],
+    'recorded results without a case',
+  )
+  t.same(
+    Object.keys(known.cases).filter((n) => !names.has(n)),
+    [],
+    'known differences that are not corpus cases',
+  )
   t.ok(cases.length >= 600, `${cases.length} cases`)
 })
 
@@ -68,7 +80,9 @@ for (const [group, list] of groups) {
 
 // Runs after the groups above (tap runs subtests in order).
 t.test('agreement with Go', async (t) => {
-  t.comment(`${equal}/${cases.length} cases render exactly like Go; error texts identical for ${sameMessage}/${errorsCompared} agreeing error cases`)
+  t.comment(
+    `${equal}/${cases.length} cases render exactly like Go; error texts identical for ${sameMessage}/${errorsCompared} agreeing error cases`,
+  )
   if (stillDifferent.length > 0) t.comment(`known differences (${stillDifferent.length}): ${stillDifferent.join(', ')}`)
   t.equal(equal + stillDifferent.length, cases.length, 'every case agrees or is a listed known difference')
 })

@@ -142,13 +142,41 @@ interface ProtoCase {
 
 // Object.prototype members are never reachable: maps hold own keys only.
 const proto: ProtoCase[] = [
-  { name: '.constructor is a missing key', tmpl: '{{.constructor}}', err: 'template: t:1:2: executing "t" at <.constructor>: map has no entry for key "constructor"' },
-  { name: '.__proto__ is a missing key', tmpl: '{{.__proto__.constructor}}', err: 'template: t:1:12: executing "t" at <.__proto__.constructor>: map has no entry for key "__proto__"' },
-  { name: '.toString is a missing key', tmpl: '{{.toString}}', err: 'template: t:1:2: executing "t" at <.toString>: map has no entry for key "toString"' },
-  { name: '.hasOwnProperty is a missing key', tmpl: '{{.a.hasOwnProperty}}', err: 'template: t:1:4: executing "t" at <.a.hasOwnProperty>: map has no entry for key "hasOwnProperty"' },
-  { name: 'index by a prototype name finds nothing', tmpl: '{{index . "constructor"}}{{index .a "__proto__"}}{{index . "valueOf"}}', want: '<no value><no value><no value>' },
-  { name: 'a list has no fields', tmpl: '{{.l.length}}', err: 'template: t:1:4: executing "t" at <.l.length>: can\'t evaluate field length in type interface {}' },
-  { name: 'a string has no fields', tmpl: '{{.a.b.length}}', err: 'template: t:1:4: executing "t" at <.a.b.length>: can\'t evaluate field length in type interface {}' },
+  {
+    name: '.constructor is a missing key',
+    tmpl: '{{.constructor}}',
+    err: 'template: t:1:2: executing "t" at <.constructor>: map has no entry for key "constructor"',
+  },
+  {
+    name: '.__proto__ is a missing key',
+    tmpl: '{{.__proto__.constructor}}',
+    err: 'template: t:1:12: executing "t" at <.__proto__.constructor>: map has no entry for key "__proto__"',
+  },
+  {
+    name: '.toString is a missing key',
+    tmpl: '{{.toString}}',
+    err: 'template: t:1:2: executing "t" at <.toString>: map has no entry for key "toString"',
+  },
+  {
+    name: '.hasOwnProperty is a missing key',
+    tmpl: '{{.a.hasOwnProperty}}',
+    err: 'template: t:1:4: executing "t" at <.a.hasOwnProperty>: map has no entry for key "hasOwnProperty"',
+  },
+  {
+    name: 'index by a prototype name finds nothing',
+    tmpl: '{{index . "constructor"}}{{index .a "__proto__"}}{{index . "valueOf"}}',
+    want: '<no value><no value><no value>',
+  },
+  {
+    name: 'a list has no fields',
+    tmpl: '{{.l.length}}',
+    err: 'template: t:1:4: executing "t" at <.l.length>: can\'t evaluate field length in type interface {}',
+  },
+  {
+    name: 'a string has no fields',
+    tmpl: '{{.a.b.length}}',
+    err: 'template: t:1:4: executing "t" at <.a.b.length>: can\'t evaluate field length in type interface {}',
+  },
   { name: 'len counts own keys only', tmpl: '{{len .a}} {{len .}}', want: '1 2' },
 ]
 

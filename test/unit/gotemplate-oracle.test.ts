@@ -14,7 +14,11 @@ import { EXPECTED_PATH, toExpected } from '../gotemplate/record.ts'
 import type { Expected } from '../gotemplate/record.ts'
 
 if (!oracleAvailable()) {
-  t.test('Go oracle', { skip: `gotemplate-oracle not found at ${oraclePath()}: build it with "bash test/cluster/build.sh gotemplate-oracle" (needs Go)` }, async () => {})
+  t.test(
+    'Go oracle',
+    { skip: `gotemplate-oracle not found at ${oraclePath()}: build it with "bash test/cluster/build.sh gotemplate-oracle" (needs Go)` },
+    async () => {},
+  )
 } else {
   t.test('committed expected.json matches a fresh oracle run', async (t) => {
     const committed = JSON.parse(readFileSync(EXPECTED_PATH, 'utf8')) as Expected

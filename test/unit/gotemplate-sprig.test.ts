@@ -33,7 +33,15 @@ function parseArgs(src: string, data: GoValue): Arg[] | undefined {
   while (s !== '') {
     let m: RegExpExecArray | null
     if ((m = /^"((?:[^"\\]|\\.)*)"/.exec(s))) {
-      args.push({ value: JSON.parse(`"${m[1]?.replace(/\\x([0-9a-f]{2})/gi, '\\u00$1').replace(/\\U([0-9a-f]{8})/gi, (_, h: string) => String.fromCodePoint(parseInt(h, 16))).replace(/\\v/g, '\\u000b').replace(/\\a/g, '\\u0007')}"`) as string })
+      args.push({
+        value: JSON.parse(
+          `"${m[1]
+            ?.replace(/\\x([0-9a-f]{2})/gi, '\\u00$1')
+            .replace(/\\U([0-9a-f]{8})/gi, (_, h: string) => String.fromCodePoint(parseInt(h, 16)))
+            .replace(/\\v/g, '\\u000b')
+            .replace(/\\a/g, '\\u0007')}"`,
+        ) as string,
+      })
     } else if ((m = /^-?(?:0x[0-9a-f]+|[0-9]+)(?![.eE0-9])/i.exec(s))) {
       const v = BigInt(m[0].replace(/^(-?)0x/i, '$10x').startsWith('-') ? -BigInt(m[0].slice(1)) : BigInt(m[0]))
       args.push({ const: 'int', v, float: Number(v) })
@@ -125,7 +133,8 @@ for (const c of allCases()) {
   compared++
   t.test(c.name, async (t) => {
     const got = render(m[1] ?? '', args)
-    if (want.errorClass !== undefined) t.same('errorClass' in got ? got.errorClass : `output ${JSON.stringify(got)}`, want.errorClass, c.template)
+    if (want.errorClass !== undefined)
+      t.same('errorClass' in got ? got.errorClass : `output ${JSON.stringify(got)}`, want.errorClass, c.template)
     else t.same(got, { output: want.output }, c.template)
   })
 }
@@ -134,7 +143,7 @@ t.test('covers a large share of the Sprig cases directly', async (t) => {
   t.ok(compared > 400, `${compared} direct calls compared`)
 })
 
-t.test('bcrypt matches hashes that Go\'s bcrypt.CompareHashAndPassword accepts', async (t) => {
+t.test("bcrypt matches hashes that Go's bcrypt.CompareHashAndPassword accepts", async (t) => {
   const salt = Uint8Array.from({ length: 16 }, (_, i) => i * 7)
   t.equal(bcryptHash('', 4, salt), '$2a$04$..aMDPuhIhC2NyXLTDrgYOinN/zNajwpivPLJhzfGm5kgZ7469/5e')
   t.equal(bcryptHash('héllo wörld', 5, salt), '$2a$05$..aMDPuhIhC2NyXLTDrgYOQfYMcrOsvx29/tOhqUifafEf2TrIx7K')

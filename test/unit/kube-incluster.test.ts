@@ -24,7 +24,11 @@ t.test('builds the server URL, CA and bearer token from the Pod environment', as
   await cfg.applyToHTTPSOptions(opts)
   t.equal(opts.ca, 'CA PEM')
   t.same(opts.headers, { Accept: 'application/json', Authorization: 'Bearer first' })
-  t.same(inClusterConfig({ KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '443' }, dir).getCurrentCluster(), { server: 'https://[fd00::1]:443' }, 'IPv6 host bracketed')
+  t.same(
+    inClusterConfig({ KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '443' }, dir).getCurrentCluster(),
+    { server: 'https://[fd00::1]:443' },
+    'IPv6 host bracketed',
+  )
 })
 
 t.test('re-reads a rotated token after a minute, not on every request', async (t) => {

@@ -9,7 +9,10 @@ interface Obj extends KubeObject {
   readonly v: number
 }
 
-const obj = (namespace: string | undefined, name: string, v = 0): Obj => ({ metadata: namespace === undefined ? { name } : { namespace, name }, v })
+const obj = (namespace: string | undefined, name: string, v = 0): Obj => ({
+  metadata: namespace === undefined ? { name } : { namespace, name },
+  v,
+})
 
 t.test('namespaced and cluster-scoped objects', async (t) => {
   const s = new ObjectStore<Obj>()

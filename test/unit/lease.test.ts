@@ -42,7 +42,10 @@ const unreachable: Pick<KubeClient, 'request'> = {
 t.test('timing options are checked', async (t) => {
   const base = { client: unreachable, namespace: 'ns', name: 'l', callbacks: { onStartedLeading: () => {} } }
   t.throws(() => new LeaderElector({ ...base, leaseDurationMs: 1500 }), /whole number of seconds/)
-  t.throws(() => new LeaderElector({ ...base, leaseDurationMs: 5000, renewDeadlineMs: 5000 }), /retryPeriod < renewDeadline < leaseDuration/)
+  t.throws(
+    () => new LeaderElector({ ...base, leaseDurationMs: 5000, renewDeadlineMs: 5000 }),
+    /retryPeriod < renewDeadline < leaseDuration/,
+  )
   t.throws(() => new LeaderElector({ ...base, renewDeadlineMs: 2000, retryPeriodMs: 2000 }), /ns\/l/)
   t.throws(() => new LeaderElector({ ...base, retryPeriodMs: 0 }))
   const e = new LeaderElector({ ...base, identity: 'me' })
@@ -126,7 +129,13 @@ t.test('without a reachable server it keeps campaigning at the jittered retry pe
 })
 
 t.test('run cannot be entered twice at once', async (t) => {
-  const e = new LeaderElector({ client: unreachable, namespace: 'ns', name: 'l', random: () => 0, callbacks: { onStartedLeading: () => {} } })
+  const e = new LeaderElector({
+    client: unreachable,
+    namespace: 'ns',
+    name: 'l',
+    random: () => 0,
+    callbacks: { onStartedLeading: () => {} },
+  })
   const first = e.run()
   await t.rejects(e.run(), /already running/)
   await e.stop()

@@ -53,11 +53,15 @@ t.test('histogram buckets are cumulative and end with +Inf', async (t) => {
   const snap = h.snapshot({ verb: 'apply' })
   t.equal(snap.count, 5)
   t.ok(Math.abs(snap.sum - 22.65) < 1e-9)
-  t.strictSame(snap.buckets, [
-    { le: 0.1, count: 2 },
-    { le: 1, count: 3 },
-    { le: 10, count: 4 },
-  ], 'a value equal to a bound falls in that bucket')
+  t.strictSame(
+    snap.buckets,
+    [
+      { le: 0.1, count: 2 },
+      { le: 1, count: 3 },
+      { le: 10, count: 4 },
+    ],
+    'a value equal to a bound falls in that bucket',
+  )
   const out: string[] = []
   h.render(out)
   t.strictSame(out, [
@@ -70,7 +74,15 @@ t.test('histogram buckets are cumulative and end with +Inf', async (t) => {
     'apply_seconds_sum{verb="apply"} 22.65',
     'apply_seconds_count{verb="apply"} 5',
   ])
-  t.strictSame(h.snapshot({ verb: 'delete' }), { count: 0, sum: 0, buckets: [{ le: 0.1, count: 0 }, { le: 1, count: 0 }, { le: 10, count: 0 }] })
+  t.strictSame(h.snapshot({ verb: 'delete' }), {
+    count: 0,
+    sum: 0,
+    buckets: [
+      { le: 0.1, count: 0 },
+      { le: 1, count: 0 },
+      { le: 10, count: 0 },
+    ],
+  })
 })
 
 t.test('label values and help text are escaped', async (t) => {

@@ -31,10 +31,14 @@ const nsObj = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'app1-ns'
 
 const objects: Record<string, object> = {}
 const rendered: OutputObjectRef[] = []
-function add(obj: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> } }, live = true): void {
-  const ref: OutputObjectRef = obj.metadata.namespace === undefined
-    ? { apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name }
-    : { apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name, namespace: obj.metadata.namespace }
+function add(
+  obj: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> } },
+  live = true,
+): void {
+  const ref: OutputObjectRef =
+    obj.metadata.namespace === undefined
+      ? { apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name }
+      : { apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name, namespace: obj.metadata.namespace }
   rendered.push(ref)
   if (live) objects[key(ref)] = obj
 }
@@ -60,7 +64,10 @@ function run(outputs: TemplateOutput[], o: Options = {}): ExtractResult & { call
   const calls: string[] = []
   const input: ExtractInput = {
     outputs,
-    context: { parameters: o.parameters ?? { svc: 'app1-svc', env: 'prod' }, instance: { name: 'app1', namespace: 'team-a', labels: { tier: 'web' } } },
+    context: {
+      parameters: o.parameters ?? { svc: 'app1-svc', env: 'prod' },
+      instance: { name: 'app1', namespace: 'team-a', labels: { tier: 'web' } },
+    },
     frozen: o.frozen ?? false,
     ...(o.resolvedParameters ? { resolvedParameters: o.resolvedParameters } : {}),
     exposedParameters: new Set(o.exposed ?? []),
@@ -73,7 +80,10 @@ function run(outputs: TemplateOutput[], o: Options = {}): ExtractResult & { call
   return { ...extractOutputs(input), calls }
 }
 
-const fromSvc = (extra: Partial<TemplateOutput> = {}, fields = [{ name: 'ip', jsonPath: '{.status.loadBalancer.ingress[0].ip}' }]): TemplateOutput => ({
+const fromSvc = (
+  extra: Partial<TemplateOutput> = {},
+  fields = [{ name: 'ip', jsonPath: '{.status.loadBalancer.ingress[0].ip}' }],
+): TemplateOutput => ({
   name: 'endpoint',
   from: { apiVersion: 'v1', kind: 'Service', name: '{.instance.name}-svc' },
   fields,
@@ -128,7 +138,12 @@ const cases: Case[] = [
   },
   {
     name: 'from: the key defaults to the output name; several fields',
-    outputs: [fromSvc({}, [{ name: 'ip', jsonPath: '{.status.loadBalancer.ingress[0].ip}' }, { name: 'clusterIP', jsonPath: '{.spec.clusterIP}' }])],
+    outputs: [
+      fromSvc({}, [
+        { name: 'ip', jsonPath: '{.status.loadBalancer.ingress[0].ip}' },
+        { name: 'clusterIP', jsonPath: '{.spec.clusterIP}' },
+      ]),
+    ],
     values: { ip: { endpoint: '10.0.0.7' }, clusterIP: { endpoint: '10.96.0.10' } },
     reason: 'OutputsResolved',
   },
@@ -146,67 +161,136 @@ const cases: Case[] = [
   },
   {
     name: 'from: namespace defaults to the instance namespace',
-    outputs: [{ name: 'cfg', from: { apiVersion: 'v1', kind: 'ConfigMap', name: 'app1-cfg' }, fields: [{ name: 'hash', jsonPath: '{.metadata.annotations.hash}' }] }],
+    outputs: [
+      {
+        name: 'cfg',
+        from: { apiVersion: 'v1', kind: 'ConfigMap', name: 'app1-cfg' },
+        fields: [{ name: 'hash', jsonPath: '{.metadata.annotations.hash}' }],
+      },
+    ],
     values: { hash: { cfg: '3f2a' } },
     reason: 'OutputsResolved',
   },
   {
     name: 'from: an explicit namespace template',
-    outputs: [{ name: 'cfg', from: { apiVersion: 'v1', kind: 'ConfigMap', name: 'app1-cfg', namespace: 'team-{.parameters.other}' }, fields: [{ name: 'hash', jsonPath: '{.metadata.annotations.hash}' }] }],
+    outputs: [
+      {
+        name: 'cfg',
+        from: { apiVersion: 'v1', kind: 'ConfigMap', name: 'app1-cfg', namespace: 'team-{.parameters.other}' },
+        fields: [{ name: 'hash', jsonPath: '{.metadata.annotations.hash}' }],
+      },
+    ],
     options: { parameters: { other: 'b' } },
     values: { hash: { cfg: 'bbbb' } },
     reason: 'OutputsResolved',
   },
   {
     name: 'from: a cluster-scoped object matches without a namespace',
-    outputs: [{ name: 'ns', from: { apiVersion: 'v1', kind: 'Namespace', name: '{.instance.name}-ns' }, fields: [{ name: 'team', jsonPath: '{.metadata.labels.team}' }] }],
+    outputs: [
+      {
+        name: 'ns',
+        from: { apiVersion: 'v1', kind: 'Namespace', name: '{.instance.name}-ns' },
+        fields: [{ name: 'team', jsonPath: '{.metadata.labels.team}' }],
+      },
+    ],
     values: { team: { ns: 'a' } },
     reason: 'OutputsResolved',
   },
   {
     name: 'fromAll: every rendered namespace, default key metadata.name, duplicate names collide',
-    outputs: [{ name: 'cfgs', fromAll: { apiVersion: 'v1', kind: 'ConfigMap', selector: { matchExpressions: [{ key: 'role', operator: 'In', values: ['public', 'shared'] }] } }, fields: [{ name: 'hash', jsonPath: '{.metadata.annotations.hash}' }] }],
+    outputs: [
+      {
+        name: 'cfgs',
+        fromAll: {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          selector: { matchExpressions: [{ key: 'role', operator: 'In', values: ['public', 'shared'] }] },
+        },
+        fields: [{ name: 'hash', jsonPath: '{.metadata.annotations.hash}' }],
+      },
+    ],
     values: { hash: { 'app1-extra': '91bc' } },
     reason: 'OutputExtractionFailed',
     message: ['key "app1-cfg" is produced 2 times', 'v1 ConfigMap team-a/app1-cfg', 'v1 ConfigMap team-b/app1-cfg'],
   },
   {
     name: 'fromAll: a namespace template narrows; keyTemplate with index',
-    outputs: [{ name: 'cfgs', fromAll: { apiVersion: 'v1', kind: 'ConfigMap', namespace: '{.instance.namespace}' }, keyTemplate: '{.index}-{.object.metadata.name}', fields: [{ name: 'hash', jsonPath: '{.metadata.annotations.hash}' }] }],
+    outputs: [
+      {
+        name: 'cfgs',
+        fromAll: { apiVersion: 'v1', kind: 'ConfigMap', namespace: '{.instance.namespace}' },
+        keyTemplate: '{.index}-{.object.metadata.name}',
+        fields: [{ name: 'hash', jsonPath: '{.metadata.annotations.hash}' }],
+      },
+    ],
     values: { hash: { '0-app1-cfg': '3f2a', '1-app1-extra': '91bc', '2-app1-private': '0000' } },
     reason: 'OutputsResolved',
   },
   {
     name: 'fromAll: nothing matches the selector',
-    outputs: [{ name: 'cfgs', fromAll: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'team-a', selector: { matchLabels: { role: 'nope' } } }, fields: [{ name: 'hash', jsonPath: '{.metadata.annotations.hash}' }] }],
+    outputs: [
+      {
+        name: 'cfgs',
+        fromAll: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'team-a', selector: { matchLabels: { role: 'nope' } } },
+        fields: [{ name: 'hash', jsonPath: '{.metadata.annotations.hash}' }],
+      },
+    ],
     values: {},
     reason: 'OutputSourceNotFound',
     message: ['output "cfgs"', 'matches fromAll.selector'],
   },
   {
     name: 'fromAll: an invalid selector',
-    outputs: [{ name: 'cfgs', fromAll: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'team-a', selector: { matchExpressions: [{ key: 'role', operator: 'In' }] } }, fields: [{ name: 'hash', jsonPath: '{.metadata.annotations.hash}' }] }],
+    outputs: [
+      {
+        name: 'cfgs',
+        fromAll: {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          namespace: 'team-a',
+          selector: { matchExpressions: [{ key: 'role', operator: 'In' }] },
+        },
+        fields: [{ name: 'hash', jsonPath: '{.metadata.annotations.hash}' }],
+      },
+    ],
     values: {},
     reason: 'OutputExtractionFailed',
     message: ['output "cfgs": fromAll.selector is invalid', 'needs at least one value'],
   },
   {
     name: 'fromAll: a rendered object that is gone is reported; the others are written',
-    outputs: [{ name: 'sas', fromAll: { apiVersion: 'v1', kind: 'ServiceAccount', selector: { matchLabels: { role: 'public' } } }, fields: [{ name: 'sa', jsonPath: '{.metadata.name}' }] }],
+    outputs: [
+      {
+        name: 'sas',
+        fromAll: { apiVersion: 'v1', kind: 'ServiceAccount', selector: { matchLabels: { role: 'public' } } },
+        fields: [{ name: 'sa', jsonPath: '{.metadata.name}' }],
+      },
+    ],
     values: { sa: { 'app1-sa': 'app1-sa' } },
     reason: 'OutputSourceNotFound',
     message: ['output "sas": v1 ServiceAccount team-c/app1-gone is rendered by this instance but does not exist'],
   },
   {
     name: 'fromAll: a kind the instance does not render',
-    outputs: [{ name: 'deps', fromAll: { apiVersion: 'apps/v1', kind: 'Deployment' }, fields: [{ name: 'replicas', jsonPath: '{.spec.replicas}' }] }],
+    outputs: [
+      {
+        name: 'deps',
+        fromAll: { apiVersion: 'apps/v1', kind: 'Deployment' },
+        fields: [{ name: 'replicas', jsonPath: '{.spec.replicas}' }],
+      },
+    ],
     values: {},
     reason: 'OutputSourceNotFound',
     message: ['output "deps": fromAll apps/v1 Deployment in every rendered namespace matches no object this instance renders'],
   },
   {
     name: 'forEach: the key defaults to the element index',
-    outputs: [fromSvc({ forEach: { jsonPath: '{.spec.ports}' } }, [{ name: 'port', jsonPath: '{.port}' }, { name: 'portName', jsonPath: '{.name}' }])],
+    outputs: [
+      fromSvc({ forEach: { jsonPath: '{.spec.ports}' } }, [
+        { name: 'port', jsonPath: '{.port}' },
+        { name: 'portName', jsonPath: '{.name}' },
+      ]),
+    ],
     values: { port: { 0: '80', 1: '443' }, portName: { 0: 'http', 1: 'https' } },
     reason: 'OutputsResolved',
   },
@@ -232,20 +316,42 @@ const cases: Case[] = [
   },
   {
     name: 'composites are JSON text',
-    outputs: [fromSvc({}, [{ name: 'ports', jsonPath: '{.spec.ports}' }, { name: 'sel', jsonPath: '{.spec.selector}' }, { name: 'names', jsonPath: '{.spec.ports[*].name}' }])],
-    values: { ports: { endpoint: '[{"name":"http","port":80},{"name":"https","port":443}]' }, sel: { endpoint: '{"app":"app1"}' }, names: { endpoint: '["http","https"]' } },
+    outputs: [
+      fromSvc({}, [
+        { name: 'ports', jsonPath: '{.spec.ports}' },
+        { name: 'sel', jsonPath: '{.spec.selector}' },
+        { name: 'names', jsonPath: '{.spec.ports[*].name}' },
+      ]),
+    ],
+    values: {
+      ports: { endpoint: '[{"name":"http","port":80},{"name":"https","port":443}]' },
+      sel: { endpoint: '{"app":"app1"}' },
+      names: { endpoint: '["http","https"]' },
+    },
     reason: 'OutputsResolved',
   },
   {
     name: 'no match leaves the key out, reports output, field and object, and keeps the other values',
-    outputs: [fromSvc({}, [{ name: 'ip', jsonPath: '{.status.loadBalancer.ingress[0].hostname}' }, { name: 'clusterIP', jsonPath: '{.spec.clusterIP}' }])],
+    outputs: [
+      fromSvc({}, [
+        { name: 'ip', jsonPath: '{.status.loadBalancer.ingress[0].hostname}' },
+        { name: 'clusterIP', jsonPath: '{.spec.clusterIP}' },
+      ]),
+    ],
     values: { clusterIP: { endpoint: '10.96.0.10' } },
     reason: 'OutputExtractionFailed',
-    message: ['output "endpoint" field "ip" (v1 Service team-a/app1-svc): jsonPath "{.status.loadBalancer.ingress[0].hostname}": {.status.loadBalancer.ingress[0].hostname} matched nothing'],
+    message: [
+      'output "endpoint" field "ip" (v1 Service team-a/app1-svc): jsonPath "{.status.loadBalancer.ingress[0].hostname}": {.status.loadBalancer.ingress[0].hostname} matched nothing',
+    ],
   },
   {
     name: 'script expressions are rejected, not evaluated',
-    outputs: [fromSvc({}, [{ name: 'ip', jsonPath: '{.spec.ports[(@.length-1)].port}' }, { name: 'f', jsonPath: '{.spec.ports[?(@.port>80)].name}' }])],
+    outputs: [
+      fromSvc({}, [
+        { name: 'ip', jsonPath: '{.spec.ports[(@.length-1)].port}' },
+        { name: 'f', jsonPath: '{.spec.ports[?(@.port>80)].name}' },
+      ]),
+    ],
     values: {},
     reason: 'OutputExtractionFailed',
     message: ['field "ip": jsonPath is invalid', 'script expressions', 'field "f": jsonPath is invalid', 'filter expressions'],
@@ -259,14 +365,22 @@ const cases: Case[] = [
   },
   {
     name: 'a Secret source is refused (from)',
-    outputs: [{ name: 'creds', from: { apiVersion: 'v1', kind: 'Secret', name: 'app1-creds' }, fields: [{ name: 'password', jsonPath: '{.data.password}' }] }],
+    outputs: [
+      {
+        name: 'creds',
+        from: { apiVersion: 'v1', kind: 'Secret', name: 'app1-creds' },
+        fields: [{ name: 'password', jsonPath: '{.data.password}' }],
+      },
+    ],
     values: {},
     reason: 'OutputExtractionFailed',
     message: ['output "creds": from names a Secret; Secret sources are refused'],
   },
   {
     name: 'a Secret source is refused (fromAll)',
-    outputs: [{ name: 'creds', fromAll: { apiVersion: 'v1', kind: 'Secret' }, fields: [{ name: 'password', jsonPath: '{.data.password}' }] }],
+    outputs: [
+      { name: 'creds', fromAll: { apiVersion: 'v1', kind: 'Secret' }, fields: [{ name: 'password', jsonPath: '{.data.password}' }] },
+    ],
     values: {},
     reason: 'OutputExtractionFailed',
     message: ['output "creds": fromAll names a Secret'],
@@ -280,7 +394,13 @@ const cases: Case[] = [
   },
   {
     name: 'a rendered source that is missing in the cluster',
-    outputs: [{ name: 'gone', from: { apiVersion: 'v1', kind: 'ServiceAccount', name: 'app1-gone', namespace: 'team-c' }, fields: [{ name: 'k', jsonPath: '{.data.k}' }] }],
+    outputs: [
+      {
+        name: 'gone',
+        from: { apiVersion: 'v1', kind: 'ServiceAccount', name: 'app1-gone', namespace: 'team-c' },
+        fields: [{ name: 'k', jsonPath: '{.data.k}' }],
+      },
+    ],
     values: {},
     reason: 'OutputSourceNotFound',
     message: ['output "gone": v1 ServiceAccount team-c/app1-gone is rendered by this instance but does not exist in the cluster'],
@@ -291,7 +411,10 @@ const cases: Case[] = [
     options: {
       frozen: true,
       parameters: { svc: 'live-value-never-used', env: 'live' },
-      resolvedParameters: [{ name: 'svc', value: 'app1-svc' }, { name: 'env', value: 'recorded' }],
+      resolvedParameters: [
+        { name: 'svc', value: 'app1-svc' },
+        { name: 'env', value: 'recorded' },
+      ],
       exposed: ['svc', 'env'],
     },
     values: { ip: { recorded: '10.0.0.7' } },
@@ -330,36 +453,70 @@ const cases: Case[] = [
   },
   {
     name: 'a value over 4 KiB is left out',
-    outputs: [{ name: 'big', from: { apiVersion: 'example.com/v1', kind: 'Blob', name: 'big' }, fields: [{ name: 'blob', jsonPath: '{.data.blob}' }, { name: 'small', jsonPath: '{.data.small}' }] }],
+    outputs: [
+      {
+        name: 'big',
+        from: { apiVersion: 'example.com/v1', kind: 'Blob', name: 'big' },
+        fields: [
+          { name: 'blob', jsonPath: '{.data.blob}' },
+          { name: 'small', jsonPath: '{.data.small}' },
+        ],
+      },
+    ],
     values: { small: { big: 'ok' } },
     reason: 'OutputExtractionFailed',
     message: ['field "blob"', '5000 bytes, at most 4096'],
   },
   {
     name: 'field names must be unique across outputs',
-    outputs: [fromSvc(), { name: 'other', from: { apiVersion: 'v1', kind: 'ConfigMap', name: 'app1-cfg' }, fields: [{ name: 'ip', jsonPath: '{.data.k}' }] }],
+    outputs: [
+      fromSvc(),
+      { name: 'other', from: { apiVersion: 'v1', kind: 'ConfigMap', name: 'app1-cfg' }, fields: [{ name: 'ip', jsonPath: '{.data.k}' }] },
+    ],
     values: { ip: { endpoint: '10.0.0.7' } },
     reason: 'OutputExtractionFailed',
     message: ['output "other" field "ip": the name is already used by output "endpoint"'],
   },
   {
     name: 'exactly one of from and fromAll',
-    outputs: [{ name: 'both', from: { apiVersion: 'v1', kind: 'Service', name: 'x' }, fromAll: { apiVersion: 'v1', kind: 'Service' }, fields: [] }, { name: 'none', fields: [] }],
+    outputs: [
+      { name: 'both', from: { apiVersion: 'v1', kind: 'Service', name: 'x' }, fromAll: { apiVersion: 'v1', kind: 'Service' }, fields: [] },
+      { name: 'none', fields: [] },
+    ],
     values: {},
     reason: 'OutputExtractionFailed',
     message: ['output "both": set exactly one of from and fromAll', 'output "none": set exactly one of from and fromAll'],
   },
   {
     name: 'a key from data cannot reach the prototype',
-    outputs: [{ name: 'odd', from: { apiVersion: 'example.com/v1', kind: 'Blob', name: 'odd' }, forEach: { jsonPath: '{.data.items}' }, keyTemplate: '{.item.name}', fields: [{ name: 'v', jsonPath: '{.v}' }] }],
+    outputs: [
+      {
+        name: 'odd',
+        from: { apiVersion: 'example.com/v1', kind: 'Blob', name: 'odd' },
+        forEach: { jsonPath: '{.data.items}' },
+        keyTemplate: '{.item.name}',
+        fields: [{ name: 'v', jsonPath: '{.v}' }],
+      },
+    ],
     values: JSON.parse('{"v":{"__proto__":"polluted","ok":"fine"}}') as OutputValues,
     reason: 'OutputsResolved',
   },
 ]
 
-objects[key({ apiVersion: 'example.com/v1', kind: 'Blob', name: 'big', namespace: 'team-a' })] = { metadata: { name: 'big' }, data: { blob: 'x'.repeat(5000), small: 'ok' } }
+objects[key({ apiVersion: 'example.com/v1', kind: 'Blob', name: 'big', namespace: 'team-a' })] = {
+  metadata: { name: 'big' },
+  data: { blob: 'x'.repeat(5000), small: 'ok' },
+}
 rendered.push({ apiVersion: 'example.com/v1', kind: 'Blob', name: 'big', namespace: 'team-a' })
-objects[key({ apiVersion: 'example.com/v1', kind: 'Blob', name: 'odd', namespace: 'team-a' })] = { metadata: { name: 'odd' }, data: { items: [{ name: '__proto__', v: 'polluted' }, { name: 'ok', v: 'fine' }] } }
+objects[key({ apiVersion: 'example.com/v1', kind: 'Blob', name: 'odd', namespace: 'team-a' })] = {
+  metadata: { name: 'odd' },
+  data: {
+    items: [
+      { name: '__proto__', v: 'polluted' },
+      { name: 'ok', v: 'fine' },
+    ],
+  },
+}
 rendered.push({ apiVersion: 'example.com/v1', kind: 'Blob', name: 'odd', namespace: 'team-a' })
 
 t.test('extractOutputs', async (t) => {
@@ -374,26 +531,43 @@ t.test('extractOutputs', async (t) => {
         if (typeof m === 'string') t.ok(r.condition.message.includes(m), `message contains ${JSON.stringify(m)}: ${r.condition.message}`)
         else t.match(r.condition.message, m)
       }
-      t.notOk(r.calls.some((k) => k.includes('/Secret/')), 'never reads a Secret')
+      t.notOk(
+        r.calls.some((k) => k.includes('/Secret/')),
+        'never reads a Secret',
+      )
       t.equal(Object.getPrototypeOf(r.values), Object.prototype, 'values is a plain object')
     })
   }
 })
 
 t.test('the first problem gives the reason; the message counts the rest', async (t) => {
-  const missing = (n: number): TemplateOutput => ({ name: `o${n}`, from: { apiVersion: 'v1', kind: 'ConfigMap', name: `none-${n}` }, fields: [{ name: `f${n}`, jsonPath: '{.data.k}' }] })
+  const missing = (n: number): TemplateOutput => ({
+    name: `o${n}`,
+    from: { apiVersion: 'v1', kind: 'ConfigMap', name: `none-${n}` },
+    fields: [{ name: `f${n}`, jsonPath: '{.data.k}' }],
+  })
   const r = run([fromSvc({ from: { apiVersion: 'v1', kind: 'Secret', name: 'app1-creds' } }), ...[1, 2, 3, 4, 5, 6].map(missing)])
   t.equal(r.condition.reason, 'OutputExtractionFailed')
   t.equal(r.problems.length, 7)
   t.match(r.condition.message, /; and 2 more problem\(s\)$/)
-  t.same(r.problems.map((p) => p.output), ['endpoint', 'o1', 'o2', 'o3', 'o4', 'o5', 'o6'])
+  t.same(
+    r.problems.map((p) => p.output),
+    ['endpoint', 'o1', 'o2', 'o3', 'o4', 'o5', 'o6'],
+  )
 })
 
 t.test('a field keeps at most 256 keys', async (t) => {
   const ref = { apiVersion: 'example.com/v1', kind: 'Blob', name: 'many', namespace: 'team-a' }
   objects[key(ref)] = { metadata: { name: 'many' }, data: { list: Array.from({ length: 300 }, (_, i) => i) } }
   rendered.push(ref)
-  const r = run([{ name: 'many', from: { apiVersion: 'example.com/v1', kind: 'Blob', name: 'many' }, forEach: { jsonPath: '{.data.list}' }, fields: [{ name: 'n', jsonPath: '{.}' }] }])
+  const r = run([
+    {
+      name: 'many',
+      from: { apiVersion: 'example.com/v1', kind: 'Blob', name: 'many' },
+      forEach: { jsonPath: '{.data.list}' },
+      fields: [{ name: 'n', jsonPath: '{.}' }],
+    },
+  ])
   t.equal(Object.keys(r.values['n'] ?? {}).length, MAX_KEYS_PER_FIELD)
   t.equal(r.condition.reason, 'OutputExtractionFailed')
   t.match(r.condition.message, /300 keys, at most 256/)
@@ -403,7 +577,11 @@ t.test('outputSourceRefs lists the rendered objects to fetch, never Secrets', as
   const outputs: TemplateOutput[] = [
     fromSvc(),
     fromSvc({ name: 'again' }, [{ name: 'ip2', jsonPath: '{.spec.clusterIP}' }]),
-    { name: 'cfgs', fromAll: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'team-a', selector: { matchLabels: { role: 'public' } } }, fields: [] },
+    {
+      name: 'cfgs',
+      fromAll: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'team-a', selector: { matchLabels: { role: 'public' } } },
+      fields: [],
+    },
     { name: 'creds', from: { apiVersion: 'v1', kind: 'Secret', name: 'app1-creds' }, fields: [] },
     { name: 'unknown', from: { apiVersion: 'v1', kind: 'Service', name: '{.parameters.nope}' }, fields: [] },
   ]
@@ -414,12 +592,10 @@ t.test('outputSourceRefs lists the rendered objects to fetch, never Secrets', as
     exposedParameters: new Set(),
     rendered,
   })
-  t.same(refs.map((r) => `${r.kind}/${r.namespace}/${r.name}`), [
-    'Service/team-a/app1-svc',
-    'ConfigMap/team-a/app1-cfg',
-    'ConfigMap/team-a/app1-extra',
-    'ConfigMap/team-a/app1-private',
-  ])
+  t.same(
+    refs.map((r) => `${r.kind}/${r.namespace}/${r.name}`),
+    ['Service/team-a/app1-svc', 'ConfigMap/team-a/app1-cfg', 'ConfigMap/team-a/app1-extra', 'ConfigMap/team-a/app1-private'],
+  )
 })
 
 t.test('the input is not modified', async (t) => {

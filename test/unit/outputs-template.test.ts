@@ -11,14 +11,22 @@ interface SplitCase {
 const splits: SplitCase[] = [
   { name: 'text and one expression', template: '{.instance.name}-svc', want: [{ path: '.instance.name', multi: false }, { text: '-svc' }] },
   { name: 'only text', template: 'plain', want: [{ text: 'plain' }] },
-  { name: 'two expressions around text', template: 'a{.x}b{.y[0]}c', want: [{ text: 'a' }, { path: '.x', multi: false }, { text: 'b' }, { path: '.y[0]', multi: false }, { text: 'c' }] },
+  {
+    name: 'two expressions around text',
+    template: 'a{.x}b{.y[0]}c',
+    want: [{ text: 'a' }, { path: '.x', multi: false }, { text: 'b' }, { path: '.y[0]', multi: false }, { text: 'c' }],
+  },
   { name: 'a leading $ is the root', template: '{$.metadata.name}', want: [{ path: '.metadata.name', multi: false }] },
   { name: 'a wildcard can select several nodes', template: '{.items[*].ip}', want: [{ path: '.items[*].ip', multi: true }] },
   { name: 'recursive descent can select several nodes', template: '{..ip}', want: [{ path: '..ip', multi: true }] },
   { name: 'a slice can select several nodes', template: '{.a[0:2]}', want: [{ path: '.a[0:2]', multi: true }] },
   { name: 'a union can select several nodes', template: '{.a[0,1]}', want: [{ path: '.a[0,1]', multi: true }] },
   { name: 'a negative index selects one node', template: '{.a[-1]}', want: [{ path: '.a[-1]', multi: false }] },
-  { name: 'a brace inside a quoted key belongs to the key', template: "{.metadata.labels['a}b']}", want: [{ path: ".metadata.labels['a}b']", multi: false }] },
+  {
+    name: 'a brace inside a quoted key belongs to the key',
+    template: "{.metadata.labels['a}b']}",
+    want: [{ path: ".metadata.labels['a}b']", multi: false }],
+  },
   { name: 'spaces around the expression are trimmed', template: '{ .a }', want: [{ path: '.a', multi: false }] },
 ]
 
@@ -69,7 +77,16 @@ t.test('parameterReferences names the parameters a template reads', async (t) =>
 })
 
 t.test('values follow the single/multi rule', async (t) => {
-  const obj = { s: 'x', n: 80, f: 1.5, b: true, m: { a: 1 }, l: [{ ip: '10.0.0.1' }, { ip: '10.0.0.2' }], one: [{ ip: '10.0.0.9' }], nul: null }
+  const obj = {
+    s: 'x',
+    n: 80,
+    f: 1.5,
+    b: true,
+    m: { a: 1 },
+    l: [{ ip: '10.0.0.1' }, { ip: '10.0.0.2' }],
+    one: [{ ip: '10.0.0.9' }],
+    nul: null,
+  }
   const cases: { template: string; want: string | undefined }[] = [
     { template: '{.s}', want: 'x' },
     { template: '{.n}', want: '80' },

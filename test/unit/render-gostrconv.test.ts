@@ -65,7 +65,7 @@ for (const [text, valid, why] of floats) {
   })
 }
 
-t.test('ParseBool accepts exactly Go\'s twelve spellings', async (t) => {
+t.test("ParseBool accepts exactly Go's twelve spellings", async (t) => {
   for (const s of ['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False']) {
     t.ok(isGoBool(s), s)
   }

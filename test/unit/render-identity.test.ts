@@ -1,19 +1,18 @@
 import t from 'tap'
-import {
-  gvkString,
-  IdentityError,
-  parseGvkString,
-  parseResourceKey,
-  resourceKey,
-  splitApiVersion,
-} from '../../src/render/identity.ts'
+import { gvkString, IdentityError, parseGvkString, parseResourceKey, resourceKey, splitApiVersion } from '../../src/render/identity.ts'
 import type { ObjectRef } from '../../src/render/types.ts'
 
 const gvks: Array<[apiVersion: string, kind: string, want: string, group: string, version: string]> = [
   ['v1', 'ConfigMap', '/v1/ConfigMap', '', 'v1'],
   ['apps/v1', 'Deployment', 'apps/v1/Deployment', 'apps', 'v1'],
   ['rbac.authorization.k8s.io/v1', 'ClusterRole', 'rbac.authorization.k8s.io/v1/ClusterRole', 'rbac.authorization.k8s.io', 'v1'],
-  ['templates.v2.stakater.com/v2alpha1', 'TemplateInstance', 'templates.v2.stakater.com/v2alpha1/TemplateInstance', 'templates.v2.stakater.com', 'v2alpha1'],
+  [
+    'templates.v2.stakater.com/v2alpha1',
+    'TemplateInstance',
+    'templates.v2.stakater.com/v2alpha1/TemplateInstance',
+    'templates.v2.stakater.com',
+    'v2alpha1',
+  ],
 ]
 
 for (const [apiVersion, kind, want, group, version] of gvks) {
@@ -28,7 +27,10 @@ const refs: Array<[ref: ObjectRef, key: string]> = [
   [{ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'team-a', name: 'cfg' }, '/v1/ConfigMap/team-a/cfg'],
   [{ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'team-a', name: 'web' }, 'apps/v1/Deployment/team-a/web'],
   [{ apiVersion: 'v1', kind: 'Namespace', name: 'team-a' }, '/v1/Namespace//team-a'],
-  [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'system:reader' }, 'rbac.authorization.k8s.io/v1/ClusterRole//system:reader'],
+  [
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'system:reader' },
+    'rbac.authorization.k8s.io/v1/ClusterRole//system:reader',
+  ],
 ]
 
 for (const [ref, key] of refs) {

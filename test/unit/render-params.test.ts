@@ -72,7 +72,10 @@ const failures: FailureCase[] = [
   {
     name: 'an instance entry the Template does not declare',
     decls: [{ name: 'owner' }],
-    params: [{ name: 'owner', value: 'x' }, { name: 'colour', value: 'red' }],
+    params: [
+      { name: 'owner', value: 'x' },
+      { name: 'colour', value: 'red' },
+    ],
     reason: 'InvalidParameter',
     message: 'parameter "colour" is not declared by Template platform/web-cfg',
     parameter: 'colour',
@@ -111,7 +114,8 @@ const failures: FailureCase[] = [
     decls: [{ name: 'dbPassword' }],
     params: [{ name: 'dbPassword', valueFrom: { secretKeyRef: { name: 'db', key: 'password' } } }],
     reason: 'ParameterResolutionFailed',
-    message: 'parameter "dbPassword" could not be resolved from Secret team-a/db key "password": Secret team-a/db not found; no defaultValue is set',
+    message:
+      'parameter "dbPassword" could not be resolved from Secret team-a/db key "password": Secret team-a/db not found; no defaultValue is set',
     parameter: 'dbPassword',
   },
   {
@@ -122,22 +126,42 @@ const failures: FailureCase[] = [
       s.configMaps['shared/cfg'] = { zone: 'a' }
     },
     reason: 'ParameterResolutionFailed',
-    message: 'parameter "region" could not be resolved from ConfigMap shared/cfg key "region": ConfigMap shared/cfg has no key "region"; no defaultValue is set',
+    message:
+      'parameter "region" could not be resolved from ConfigMap shared/cfg key "region": ConfigMap shared/cfg has no key "region"; no defaultValue is set',
   },
   {
     name: 'an objectFieldRef GET with no match',
     decls: [{ name: 'ip' }],
-    params: [{ name: 'ip', valueFrom: { objectFieldRef: { apiVersion: 'v1', kind: 'Service', name: 'lb', namespace: 'team-a', jsonPath: '.status.loadBalancer.ingress[0].ip' } } }],
+    params: [
+      {
+        name: 'ip',
+        valueFrom: {
+          objectFieldRef: {
+            apiVersion: 'v1',
+            kind: 'Service',
+            name: 'lb',
+            namespace: 'team-a',
+            jsonPath: '.status.loadBalancer.ingress[0].ip',
+          },
+        },
+      },
+    ],
     setup: (s) => {
       s.objects['Service/lb'] = new SourceError('jsonPath ".status.loadBalancer.ingress[0].ip" matched nothing')
     },
     reason: 'ParameterResolutionFailed',
-    message: 'parameter "ip" could not be resolved from v1 Service team-a/lb jsonPath ".status.loadBalancer.ingress[0].ip": jsonPath ".status.loadBalancer.ingress[0].ip" matched nothing; no defaultValue is set',
+    message:
+      'parameter "ip" could not be resolved from v1 Service team-a/lb jsonPath ".status.loadBalancer.ingress[0].ip": jsonPath ".status.loadBalancer.ingress[0].ip" matched nothing; no defaultValue is set',
   },
   {
     name: 'an objectFieldRef LIST that finds nothing',
     decls: [{ name: 'names' }],
-    params: [{ name: 'names', valueFrom: { objectFieldRef: { apiVersion: 'example.com/v1', kind: 'Widget', jsonPath: '.items[*].metadata.name' } } }],
+    params: [
+      {
+        name: 'names',
+        valueFrom: { objectFieldRef: { apiVersion: 'example.com/v1', kind: 'Widget', jsonPath: '.items[*].metadata.name' } },
+      },
+    ],
     reason: 'ParameterResolutionFailed',
     message: /from example\.com\/v1 Widget list in every namespace jsonPath "\.items\[\*\]\.metadata\.name": Widget  not found/,
   },
@@ -150,7 +174,7 @@ const failures: FailureCase[] = [
     parameter: 'replicas',
   },
   {
-    name: 'a bool outside Go\'s accepted set',
+    name: "a bool outside Go's accepted set",
     decls: [{ name: 'enabled', type: 'bool' }],
     params: [{ name: 'enabled', value: 'yes' }],
     reason: 'InvalidParameter',
@@ -167,7 +191,8 @@ const failures: FailureCase[] = [
     decls: [{ name: 'port', type: 'number' }],
     params: [{ name: 'port', valueFrom: { configMapKeyRef: { name: 'cfg', key: 'port' } }, defaultValue: 'http' }],
     reason: 'InvalidParameter',
-    message: 'parameter "port" type mismatch: expected number, got "http" (from defaultValue (ConfigMap team-a/cfg key "port" could not be resolved))',
+    message:
+      'parameter "port" type mismatch: expected number, got "http" (from defaultValue (ConfigMap team-a/cfg key "port" could not be resolved))',
   },
   {
     name: 'a list cannot satisfy string',
@@ -177,12 +202,15 @@ const failures: FailureCase[] = [
       s.objects['Pod'] = ['a', 'b']
     },
     reason: 'InvalidParameter',
-    message: 'parameter "names" type mismatch: expected string, got a list (from valueFrom v1 Pod list in every namespace jsonPath ".items[*].metadata.name")',
+    message:
+      'parameter "names" type mismatch: expected string, got a list (from valueFrom v1 Pod list in every namespace jsonPath ".items[*].metadata.name")',
   },
   {
     name: 'a map cannot satisfy number',
     decls: [{ name: 'spec', type: 'number' }],
-    params: [{ name: 'spec', valueFrom: { objectFieldRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', jsonPath: '.spec' } } }],
+    params: [
+      { name: 'spec', valueFrom: { objectFieldRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', jsonPath: '.spec' } } },
+    ],
     setup: (s) => {
       s.objects['Deployment/web'] = { replicas: 2 }
     },
@@ -272,21 +300,33 @@ const failures: FailureCase[] = [
   {
     name: 'a jsonPath wrapped in braces',
     decls: [{ name: 'ip' }],
-    params: [{ name: 'ip', valueFrom: { objectFieldRef: { apiVersion: 'v1', kind: 'Service', name: 'lb', jsonPath: '{.spec.clusterIP}' } } }],
+    params: [
+      { name: 'ip', valueFrom: { objectFieldRef: { apiVersion: 'v1', kind: 'Service', name: 'lb', jsonPath: '{.spec.clusterIP}' } } },
+    ],
     reason: 'InvalidParameter',
     message: /^parameter "ip": valueFrom\.objectFieldRef\.jsonPath "\{\.spec\.clusterIP\}": must not be wrapped in \{\}/,
   },
   {
     name: 'a jsonPath with a filter',
     decls: [{ name: 'ready' }],
-    params: [{ name: 'ready', valueFrom: { objectFieldRef: { apiVersion: 'v1', kind: 'Pod', name: 'p', jsonPath: '.status.conditions[?(@.type=="Ready")].status' } } }],
+    params: [
+      {
+        name: 'ready',
+        valueFrom: {
+          objectFieldRef: { apiVersion: 'v1', kind: 'Pod', name: 'p', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+        },
+      },
+    ],
     reason: 'InvalidParameter',
     message: /filter expressions \[\?\(\.\.\.\)\] are not supported/,
   },
   {
     name: 'an entry set twice',
     decls: [{ name: 'a' }],
-    params: [{ name: 'a', value: '1' }, { name: 'a', value: '2' }],
+    params: [
+      { name: 'a', value: '1' },
+      { name: 'a', value: '2' },
+    ],
     reason: 'InvalidParameter',
     message: 'parameter "a" is set more than once',
   },
@@ -336,27 +376,60 @@ const successes: SuccessCase[] = [
   { name: 'a literal instance value', decls: [{ name: 'owner' }], params: [{ name: 'owner', value: 'alice' }], want: { owner: 'alice' } },
   { name: 'the Template default', decls: [{ name: 'replicas', type: 'number', value: '2' }], want: { replicas: '2' } },
   { name: 'an empty Template default', decls: [{ name: 'suffix', value: '' }], want: { suffix: '' } },
-  { name: 'the instance value over the default', decls: [{ name: 'replicas', value: '2' }], params: [{ name: 'replicas', value: '5' }], want: { replicas: '5' } },
+  {
+    name: 'the instance value over the default',
+    decls: [{ name: 'replicas', value: '2' }],
+    params: [{ name: 'replicas', value: '5' }],
+    want: { replicas: '5' },
+  },
   {
     name: 'empty values for parameters nobody sets, per type and unchecked',
-    decls: [{ name: 's' }, { name: 'str', type: 'string' }, { name: 'n', type: 'number' }, { name: 'b', type: 'bool' }, { name: 'l', type: 'array' }, { name: 'o', type: 'object' }],
+    decls: [
+      { name: 's' },
+      { name: 'str', type: 'string' },
+      { name: 'n', type: 'number' },
+      { name: 'b', type: 'bool' },
+      { name: 'l', type: 'array' },
+      { name: 'o', type: 'object' },
+    ],
     want: { s: '', str: '', n: '', b: '', l: [], o: {} },
   },
   {
     name: 'numbers in Go syntax stay strings',
-    decls: [{ name: 'a', type: 'number' }, { name: 'b', type: 'number' }, { name: 'c', type: 'number' }, { name: 'd', type: 'number' }],
-    params: [{ name: 'a', value: '3' }, { name: 'b', value: '3.14' }, { name: 'c', value: '-2.5e10' }, { name: 'd', value: '1_000' }],
+    decls: [
+      { name: 'a', type: 'number' },
+      { name: 'b', type: 'number' },
+      { name: 'c', type: 'number' },
+      { name: 'd', type: 'number' },
+    ],
+    params: [
+      { name: 'a', value: '3' },
+      { name: 'b', value: '3.14' },
+      { name: 'c', value: '-2.5e10' },
+      { name: 'd', value: '1_000' },
+    ],
     want: { a: '3', b: '3.14', c: '-2.5e10', d: '1_000' },
   },
   {
     name: 'bools in Go syntax stay strings',
-    decls: [{ name: 'a', type: 'bool' }, { name: 'b', type: 'bool' }, { name: 'c', type: 'bool' }],
-    params: [{ name: 'a', value: 'true' }, { name: 'b', value: '0' }, { name: 'c', value: 'F' }],
+    decls: [
+      { name: 'a', type: 'bool' },
+      { name: 'b', type: 'bool' },
+      { name: 'c', type: 'bool' },
+    ],
+    params: [
+      { name: 'a', value: 'true' },
+      { name: 'b', value: '0' },
+      { name: 'c', value: 'F' },
+    ],
     want: { a: 'true', b: '0', c: 'F' },
   },
   {
     name: 'array and object JSON text is decoded',
-    decls: [{ name: 'hosts', type: 'array' }, { name: 'extra', type: 'object', value: '{"a":{"b":[1,true,null]}}' }],
+    decls: [
+      { name: 'hosts', type: 'array' },
+      { name: 'extra', type: 'object', value: '{"a":{"b":[1,true,null]}}' },
+    ],
     params: [{ name: 'hosts', value: '["a.example","b.example"]' }],
     want: { hosts: ['a.example', 'b.example'], extra: { a: { b: [1, true, null] } } },
   },
@@ -409,7 +482,12 @@ const successes: SuccessCase[] = [
   {
     name: 'a composite from objectFieldRef satisfies object',
     decls: [{ name: 'labels', type: 'object' }],
-    params: [{ name: 'labels', valueFrom: { objectFieldRef: { apiVersion: 'v1', kind: 'Namespace', name: 'team-a', jsonPath: '.metadata.labels' } } }],
+    params: [
+      {
+        name: 'labels',
+        valueFrom: { objectFieldRef: { apiVersion: 'v1', kind: 'Namespace', name: 'team-a', jsonPath: '.metadata.labels' } },
+      },
+    ],
     setup: (s) => {
       s.objects['Namespace/team-a'] = { kind: 'tenant' }
     },
@@ -432,7 +510,10 @@ const successes: SuccessCase[] = [
   },
   {
     name: 'a parameter called __proto__ is data',
-    decls: [{ name: '__proto__', value: 'p' }, { name: 'constructor', value: 'c' }],
+    decls: [
+      { name: '__proto__', value: 'p' },
+      { name: 'constructor', value: 'c' },
+    ],
     want: { ['__proto__']: 'p', constructor: 'c' },
   },
 ]
@@ -457,7 +538,11 @@ t.test('values is a null-prototype object', async (t) => {
 t.test('a GET objectFieldRef gets the instance namespace as default', async (t) => {
   const sources = new FakeSources()
   sources.objects['Service/lb'] = '1.2.3.4'
-  await run([{ name: 'ip' }], [{ name: 'ip', valueFrom: { objectFieldRef: { apiVersion: 'v1', kind: 'Service', name: 'lb', jsonPath: '.x' } } }], sources)
+  await run(
+    [{ name: 'ip' }],
+    [{ name: 'ip', valueFrom: { objectFieldRef: { apiVersion: 'v1', kind: 'Service', name: 'lb', jsonPath: '.x' } } }],
+    sources,
+  )
   t.same(sources.calls, ['object Service/lb (default team-a) .x'])
 })
 
@@ -548,9 +633,15 @@ t.test('sources lists every object read, for watches, also on failure', async (t
   const params: TemplateParameter[] = [
     { name: 'pw', valueFrom: { secretKeyRef: { name: 'db', key: 'password' } } },
     { name: 'region', valueFrom: { configMapKeyRef: { name: 'cfg', key: 'region', namespace: 'shared' } } },
-    { name: 'ip', valueFrom: { objectFieldRef: { apiVersion: 'v1', kind: 'Service', name: 'lb', namespace: 'team-a', jsonPath: '.spec.clusterIP' } } },
+    {
+      name: 'ip',
+      valueFrom: { objectFieldRef: { apiVersion: 'v1', kind: 'Service', name: 'lb', namespace: 'team-a', jsonPath: '.spec.clusterIP' } },
+    },
     { name: 'names', valueFrom: { objectFieldRef: { apiVersion: 'v1', kind: 'Pod', jsonPath: '.items[*].metadata.name' } } },
-    { name: 'host', valueFrom: { objectFieldRef: { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', name: 'web', jsonPath: '.spec.rules[0].host' } } },
+    {
+      name: 'host',
+      valueFrom: { objectFieldRef: { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', name: 'web', jsonPath: '.spec.rules[0].host' } },
+    },
     { name: 'literal', value: 'x' },
   ]
   const want = [
@@ -606,7 +697,11 @@ t.test('a source failure that is not a SourceError propagates', async (t) => {
   const sources = new FakeSources()
   sources.objects['Service/lb'] = new Error('connect ECONNREFUSED')
   await t.rejects(
-    run([{ name: 'ip' }], [{ name: 'ip', valueFrom: { objectFieldRef: { apiVersion: 'v1', kind: 'Service', name: 'lb', jsonPath: '.x' } } }], sources),
+    run(
+      [{ name: 'ip' }],
+      [{ name: 'ip', valueFrom: { objectFieldRef: { apiVersion: 'v1', kind: 'Service', name: 'lb', jsonPath: '.x' } } }],
+      sources,
+    ),
     { message: 'connect ECONNREFUSED' },
   )
 })

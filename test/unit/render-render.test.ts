@@ -90,10 +90,13 @@ t.test('multi-document output, empty documents skipped', async (t) => {
     ].join('\n'),
   )
   const list = objects(r)
-  t.strictSame(list.map((o) => [o.document, o.key]), [
-    [1, '/v1/ConfigMap/team-a/a'],
-    [2, 'apps/v1/Deployment/team-a/web'],
-  ])
+  t.strictSame(
+    list.map((o) => [o.document, o.key]),
+    [
+      [1, '/v1/ConfigMap/team-a/a'],
+      [2, 'apps/v1/Deployment/team-a/web'],
+    ],
+  )
 })
 
 t.test('lists and maps from parameters are Go values in the template', async (t) => {
@@ -173,46 +176,90 @@ interface FailCase {
 }
 
 const failures: FailCase[] = [
-  { name: 'a Template without gotemplate', gotemplate: undefined, message: 'Template platform/web-cfg has no spec.gotemplate; only gotemplate Templates are rendered' },
+  {
+    name: 'a Template without gotemplate',
+    gotemplate: undefined,
+    message: 'Template platform/web-cfg has no spec.gotemplate; only gotemplate Templates are rendered',
+  },
   { name: 'a parse error', gotemplate: 'a: {{ .instance.name ', message: /^template: web-cfg:1: / },
   { name: 'an undefined function', gotemplate: 'a: {{ toYaml .instance }}', message: 'template: web-cfg:1: function "toYaml" not defined' },
   { name: 'env is not available', gotemplate: 'a: {{ env "HOME" }}', message: 'template: web-cfg:1: function "env" not defined' },
-  { name: 'a missing parameter (missingkey=error)', gotemplate: 'a: {{ .parameters.nope }}', message: /^template: web-cfg:1:\d+: executing "web-cfg" at <\.parameters\.nope>: map has no entry for key "nope"/ },
+  {
+    name: 'a missing parameter (missingkey=error)',
+    gotemplate: 'a: {{ .parameters.nope }}',
+    message: /^template: web-cfg:1:\d+: executing "web-cfg" at <\.parameters\.nope>: map has no entry for key "nope"/,
+  },
   { name: 'a failing function', gotemplate: '{{ fail "stop here" }}', message: /stop here/ },
-  { name: 'invalid YAML', gotemplate: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\nb: [\n', message: /^rendered document 2: line \d+: / },
+  {
+    name: 'invalid YAML',
+    gotemplate: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\nb: [\n',
+    message: /^rendered document 2: line \d+: /,
+  },
   { name: 'a list document', gotemplate: '- a\n- b', message: 'rendered document 1 (line 1): is a list, not a mapping' },
   { name: 'a scalar document', gotemplate: 'hello', message: 'rendered document 1 (line 1): is a string, not a mapping' },
-  { name: 'no apiVersion', gotemplate: 'kind: ConfigMap\nmetadata: {name: a}', message: 'rendered document 1 (line 1): apiVersion is missing' },
-  { name: 'a non-string apiVersion', gotemplate: 'apiVersion: 1\nkind: ConfigMap\nmetadata: {name: a}', message: 'rendered document 1 (line 1): apiVersion is missing' },
+  {
+    name: 'no apiVersion',
+    gotemplate: 'kind: ConfigMap\nmetadata: {name: a}',
+    message: 'rendered document 1 (line 1): apiVersion is missing',
+  },
+  {
+    name: 'a non-string apiVersion',
+    gotemplate: 'apiVersion: 1\nkind: ConfigMap\nmetadata: {name: a}',
+    message: 'rendered document 1 (line 1): apiVersion is missing',
+  },
   { name: 'no kind', gotemplate: 'apiVersion: v1\nmetadata: {name: a}', message: 'rendered document 1 (line 1): kind is missing' },
-  { name: 'an apiVersion with two slashes', gotemplate: 'apiVersion: a/b/c\nkind: X\nmetadata: {name: a}', message: /^rendered document 1 \(line 1, a\/b\/c X\): apiVersion "a\/b\/c" is not "version" or "group\/version"/ },
-  { name: 'no metadata', gotemplate: 'apiVersion: v1\nkind: ConfigMap', message: 'rendered document 1 (line 1, v1 ConfigMap): metadata is missing or not a mapping' },
+  {
+    name: 'an apiVersion with two slashes',
+    gotemplate: 'apiVersion: a/b/c\nkind: X\nmetadata: {name: a}',
+    message: /^rendered document 1 \(line 1, a\/b\/c X\): apiVersion "a\/b\/c" is not "version" or "group\/version"/,
+  },
+  {
+    name: 'no metadata',
+    gotemplate: 'apiVersion: v1\nkind: ConfigMap',
+    message: 'rendered document 1 (line 1, v1 ConfigMap): metadata is missing or not a mapping',
+  },
   {
     name: 'no metadata.name, in the second document',
     gotemplate: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Secret\nmetadata: {labels: {a: b}}',
     message: 'rendered document 2 (line 5, v1 Secret): metadata.name is missing',
   },
-  { name: 'generateName instead of name', gotemplate: 'apiVersion: v1\nkind: Secret\nmetadata: {generateName: s-}', message: /metadata\.name is missing \(generateName cannot be used: objects are applied by name\)/ },
+  {
+    name: 'generateName instead of name',
+    gotemplate: 'apiVersion: v1\nkind: Secret\nmetadata: {generateName: s-}',
+    message: /metadata\.name is missing \(generateName cannot be used: objects are applied by name\)/,
+  },
   {
     name: 'an unquoted YAML 1.1 boolean as name',
     gotemplate: 'apiVersion: v1\nkind: Namespace\nmetadata: {name: no}',
-    message: 'rendered document 1 (line 1, v1 Namespace): metadata.name must be a string, got false (an unquoted YAML value such as n, no, off or 0644 is not a string: quote it)',
+    message:
+      'rendered document 1 (line 1, v1 Namespace): metadata.name must be a string, got false (an unquoted YAML value such as n, no, off or 0644 is not a string: quote it)',
   },
-  { name: 'a name with a slash', gotemplate: 'apiVersion: v1\nkind: Secret\nmetadata: {name: a/b}', message: /metadata\.name "a\/b" must not contain "\/"/ },
-  { name: 'a non-string namespace', gotemplate: 'apiVersion: v1\nkind: Secret\nmetadata: {name: a, namespace: [x]}', message: /metadata\.namespace \["x"\] is not a namespace name/ },
+  {
+    name: 'a name with a slash',
+    gotemplate: 'apiVersion: v1\nkind: Secret\nmetadata: {name: a/b}',
+    message: /metadata\.name "a\/b" must not contain "\/"/,
+  },
+  {
+    name: 'a non-string namespace',
+    gotemplate: 'apiVersion: v1\nkind: Secret\nmetadata: {name: a, namespace: [x]}',
+    message: /metadata\.namespace \["x"\] is not a namespace name/,
+  },
   {
     name: 'the same object twice',
-    gotemplate: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: team-a}',
+    gotemplate:
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: team-a}',
     message: 'rendered documents 1 and 3 are the same object v1 ConfigMap team-a/a; each object may be rendered once',
   },
   {
     name: 'the same object in two versions',
-    gotemplate: 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w}\n---\napiVersion: apps/v1beta1\nkind: Deployment\nmetadata: {name: w}',
+    gotemplate:
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w}\n---\napiVersion: apps/v1beta1\nkind: Deployment\nmetadata: {name: w}',
     message: /rendered documents 1 and 2 are the same object apps\/v1beta1 Deployment team-a\/w/,
   },
   {
     name: 'the same cluster-scoped object twice, namespace or not',
-    gotemplate: 'apiVersion: v1\nkind: Namespace\nmetadata: {name: ns1}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: ns1, namespace: x}',
+    gotemplate:
+      'apiVersion: v1\nkind: Namespace\nmetadata: {name: ns1}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: ns1, namespace: x}',
     message: /rendered documents 1 and 2 are the same object v1 Namespace ns1;/,
   },
 ]

@@ -171,7 +171,14 @@ const streams: StreamCase[] = [
   { name: 'nothing at all', text: '', want: [] },
   { name: 'only whitespace and comments', text: '\n  \n# c\n', want: [] },
   { name: 'a null document', text: '~\n---\na: 1', want: [{ document: 1, line: 3, value: { a: 1 } }] },
-  { name: 'CRLF line ends', text: 'a: 1\r\n---\r\nb: 2\r\n', want: [{ document: 1, line: 1, value: { a: 1 } }, { document: 2, line: 3, value: { b: 2 } }] },
+  {
+    name: 'CRLF line ends',
+    text: 'a: 1\r\n---\r\nb: 2\r\n',
+    want: [
+      { document: 1, line: 1, value: { a: 1 } },
+      { document: 2, line: 3, value: { b: 2 } },
+    ],
+  },
 ]
 
 for (const c of streams) {
@@ -189,7 +196,11 @@ interface ErrorCase {
 const errors: ErrorCase[] = [
   { name: 'a syntax error names the document and the stream line', text: 'a: 1\n---\nb: [\n', message: /^rendered document 2: line \d+: / },
   { name: 'bad indentation', text: 'a: 1\n---\nb:\n  c: 1\n d: 2\n', message: /^rendered document 2: line 5: / },
-  { name: 'text after the separator', text: 'a: 1\n--- b: 2\n', message: /^rendered document 2: line 2: only a comment may follow "---", found "b: 2"/ },
+  {
+    name: 'text after the separator',
+    text: 'a: 1\n--- b: 2\n',
+    message: /^rendered document 2: line 2: only a comment may follow "---", found "b: 2"/,
+  },
   { name: 'two documents in one chunk', text: 'a: 1\n...\nb: 2\n', message: /holds more than one YAML document/ },
   { name: '.inf, which JSON cannot carry', text: 'a: .inf', message: /\+Inf \(\.inf or \.nan\) cannot be represented in JSON/ },
   { name: '.nan', text: 'a: [.nan]', message: /cannot be represented in JSON/ },
@@ -201,7 +212,12 @@ const errors: ErrorCase[] = [
 
 function aliasBomb(): string {
   const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]']
-  for (let i = 1; i <= 7; i++) lines.push(`a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]`)
+  for (let i = 1; i <= 7; i++)
+    lines.push(
+      `a${i}: &a${i} [${Array(10)
+        .fill(`*a${i - 1}`)
+        .join(', ')}]`,
+    )
   return lines.join('\n')
 }
 

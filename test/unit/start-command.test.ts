@@ -12,7 +12,10 @@ t.test('npm run build produces dist/main.js and the image start command runs it'
   const build = spawnSync('npm', ['run', 'build'], { cwd: root, encoding: 'utf8', timeout: 240_000 })
   t.equal(build.status, 0, `build succeeds: ${build.stdout}${build.stderr}`)
   t.ok(existsSync(`${root}/dist/main.js`), 'dist/main.js exists')
-  const run = spawnSync(process.execPath, ['--enable-source-maps', '--title=template-sync', `${root}/dist/main.js`, '--help'], { encoding: 'utf8', timeout: 60_000 })
+  const run = spawnSync(process.execPath, ['--enable-source-maps', '--title=template-sync', `${root}/dist/main.js`, '--help'], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
   t.equal(run.status, 0, `exit code 0: ${run.stderr}`)
   t.match(run.stdout, /usage: template-sync <command>/)
   for (const cmd of ['webhook', 'reconciler', 'render', 'diff']) {

@@ -57,8 +57,17 @@ interface Answer {
   message?: string
 }
 
-async function send(app: ReturnType<typeof buildWebhookApp>, body: unknown, contentType = 'application/json'): Promise<{ status: number; json: Answer }> {
-  const res = await app.inject({ method: 'POST', url: '/validate', payload: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': contentType } })
+async function send(
+  app: ReturnType<typeof buildWebhookApp>,
+  body: unknown,
+  contentType = 'application/json',
+): Promise<{ status: number; json: Answer }> {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/validate',
+    payload: typeof body === 'string' ? body : JSON.stringify(body),
+    headers: { 'content-type': contentType },
+  })
   return { status: res.statusCode, json: res.json() }
 }
 
@@ -158,10 +167,25 @@ t.test('malformed requests: 4xx Status, never a review', async (t) => {
   const cases: { name: string; body: unknown; type?: string; status: number; message: RegExp }[] = [
     { name: 'not JSON', body: 'not json', status: 400, message: /not valid JSON/ },
     { name: 'empty', body: '', status: 400, message: /empty/ },
-    { name: 'wrong apiVersion', body: { ...valid, apiVersion: 'admission.k8s.io/v1beta1' }, status: 400, message: /apiVersion must be admission.k8s.io\/v1/ },
+    {
+      name: 'wrong apiVersion',
+      body: { ...valid, apiVersion: 'admission.k8s.io/v1beta1' },
+      status: 400,
+      message: /apiVersion must be admission.k8s.io\/v1/,
+    },
     { name: 'wrong kind', body: { ...valid, kind: 'Review' }, status: 400, message: /kind must be AdmissionReview/ },
-    { name: 'missing uid', body: { ...valid, request: { ...valid.request, uid: undefined } }, status: 400, message: /request.uid must be a string/ },
-    { name: 'unknown operation', body: { ...valid, request: { ...valid.request, operation: 'PATCH' } }, status: 400, message: /request.operation must be one of/ },
+    {
+      name: 'missing uid',
+      body: { ...valid, request: { ...valid.request, uid: undefined } },
+      status: 400,
+      message: /request.uid must be a string/,
+    },
+    {
+      name: 'unknown operation',
+      body: { ...valid, request: { ...valid.request, operation: 'PATCH' } },
+      status: 400,
+      message: /request.operation must be one of/,
+    },
     { name: 'YAML content type', body: valid, type: 'application/yaml', status: 415, message: /application\/json/ },
     { name: 'too deep', body: '['.repeat(10_003) + ']'.repeat(10_003), status: 400, message: /nests deeper than 10002 levels/ },
     // Too short to nest that deep and still close every bracket: the parser refuses it.
@@ -186,7 +210,13 @@ t.test('malformed requests: 4xx Status, never a review', async (t) => {
 t.test('a ConfigMap key named __proto__ is data, judged like any other key', async (t) => {
   const { app, caches } = setup()
   const { stored } = owned(caches, 1)
-  const cm = (value: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: stored.metadata, data: { a: '1' }, extra: value })
+  const cm = (value: string): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: stored.metadata,
+    data: { a: '1' },
+    extra: value,
+  })
   const text = JSON.stringify(
     admissionReview({
       operation: 'UPDATE',

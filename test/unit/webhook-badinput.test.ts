@@ -52,13 +52,21 @@ interface Answer {
   body: string
 }
 
-function post(body: string | Buffer, headers: Record<string, string> = { 'content-type': 'application/json' }, method = 'POST', path = '/validate'): Promise<Answer> {
+function post(
+  body: string | Buffer,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+  method = 'POST',
+  path = '/validate',
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpsRequest({ host: '127.0.0.1', port, method, path, agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }))
-    })
+    const req = httpsRequest(
+      { host: '127.0.0.1', port, method, path, agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }))
+      },
+    )
     req.on('error', reject)
     req.end(body)
   })
@@ -201,11 +209,14 @@ const envelopeCases: Mutation[] = [
   ['oldObject null on UPDATE', (r) => (r.request.oldObject = null)],
   ['oldObject an array', (r) => (r.request.oldObject = [1])],
   ['object null on UPDATE', (r) => (r.request.object = null)],
-  ['DELETE without oldObject', (r) => {
-    r.request.operation = 'DELETE'
-    r.request.object = null
-    r.request.oldObject = null
-  }],
+  [
+    'DELETE without oldObject',
+    (r) => {
+      r.request.operation = 'DELETE'
+      r.request.object = null
+      r.request.oldObject = null
+    },
+  ],
   ['dryRun a string', (r) => (r.request.dryRun = 'true')],
   ['dryRun a number', (r) => (r.request.dryRun = 1)],
   ['subResource a number', (r) => (r.request.subResource = 1)],
@@ -260,7 +271,11 @@ t.test('not an object, not JSON, truncated JSON: 400', async (t) => {
     assertRejected(t, `truncated at ${cut}/${full.length}`, res.status, res.body, 400)
     count()
   }
-  const invalidUtf8 = Buffer.concat([Buffer.from('{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}')])
+  const invalidUtf8 = Buffer.concat([
+    Buffer.from('{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":"'),
+    Buffer.from([0xff, 0xfe, 0xc3]),
+    Buffer.from('"}'),
+  ])
   const res = await post(invalidUtf8)
   assertRejected(t, 'invalid UTF-8', res.status, res.body, 400)
   count()
@@ -344,9 +359,12 @@ t.test('bodies beyond the limit: 413', async (t) => {
   const declared = await rawTls(header(DEFAULT_BODY_LIMIT * 4))
   assertRejected(t, 'declared length beyond the limit', declared.status, declared.text.slice(declared.text.indexOf('\r\n\r\n') + 4), 413)
   count()
-  const chunked = await rawTls('POST /validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n', {
-    stream: Buffer.from(`10000\r\n${'a'.repeat(0x10000)}\r\n`),
-  })
+  const chunked = await rawTls(
+    'POST /validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+    {
+      stream: Buffer.from(`10000\r\n${'a'.repeat(0x10000)}\r\n`),
+    },
+  )
   t.equal(chunked.status, 413, 'a chunked body that never ends is cut off at the limit')
   count()
   const real = await post(Buffer.alloc(DEFAULT_BODY_LIMIT + 1, 0x20))
@@ -367,9 +385,18 @@ t.test('broken HTTP: 4xx from the HTTP layer', async (t) => {
     ['header without colon', 'POST /validate HTTP/1.1\r\nHost x\r\n\r\n'],
     ['header flood', `POST /validate HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`],
     ['invalid content length', 'POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: abc\r\n\r\n'],
-    ['two content lengths', 'POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}'],
-    ['length and chunked', 'POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'],
-    ['bad chunk size', 'POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n'],
+    [
+      'two content lengths',
+      'POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}',
+    ],
+    [
+      'length and chunked',
+      'POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+    ],
+    [
+      'bad chunk size',
+      'POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+    ],
     ['NUL in the path', 'POST /valid\u0000ate HTTP/1.1\r\nHost: x\r\n\r\n'],
   ]
   for (const [name, bytes] of cases) {
@@ -385,7 +412,9 @@ t.test('plain HTTP and old TLS on the TLS port are refused at the TLS layer', as
   for (let i = 0; i < 5; i++) {
     const res = await new Promise<{ text: string; closed: boolean }>((resolve) => {
       let text = ''
-      const s = netConnect({ host: '127.0.0.1', port }, () => s.write(`POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`))
+      const s = netConnect({ host: '127.0.0.1', port }, () =>
+        s.write(`POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`),
+      )
       s.on('data', (d: Buffer) => (text += d.toString('latin1')))
       s.on('close', () => resolve({ text, closed: true }))
       s.on('error', () => undefined)
@@ -414,8 +443,13 @@ t.test('plain HTTP and old TLS on the TLS port are refused at the TLS layer', as
 
 t.test('slow and abandoned connections are closed', async (t) => {
   const slowHeaders = rawTls('POST /validate HTTP/1.1\r\nHost: x\r\n', { drip: 300, waitMs: 8_000 })
-  const slowBody = rawTls('POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"a":', { drip: 300, waitMs: 8_000 })
-  const stalledBody = rawTls('POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{', { waitMs: 8_000 })
+  const slowBody = rawTls('POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"a":', {
+    drip: 300,
+    waitMs: 8_000,
+  })
+  const stalledBody = rawTls('POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{', {
+    waitMs: 8_000,
+  })
   const noHandshake = new Promise<boolean>((resolve) => {
     const s = netConnect({ host: '127.0.0.1', port })
     s.on('close', () => resolve(true))
@@ -427,9 +461,16 @@ t.test('slow and abandoned connections are closed', async (t) => {
   })
   // Valid traffic keeps flowing while those connections hang.
   await stillServing(t, 'while slow clients hang')
-  for (const [name, p] of [['headers dripping', slowHeaders], ['body dripping', slowBody], ['body stalled', stalledBody]] as const) {
+  for (const [name, p] of [
+    ['headers dripping', slowHeaders],
+    ['body dripping', slowBody],
+    ['body stalled', stalledBody],
+  ] as const) {
     const res = await p
-    t.ok(res.closed || (res.status !== undefined && res.status >= 400 && res.status < 500), `${name}: cut off (status ${res.status}, closed ${res.closed})`)
+    t.ok(
+      res.closed || (res.status !== undefined && res.status >= 400 && res.status < 500),
+      `${name}: cut off (status ${res.status}, closed ${res.closed})`,
+    )
     t.notMatch(res.text, /"allowed"/)
     count()
   }
@@ -442,7 +483,11 @@ t.test('prototype keys are data, not prototype changes', async (t) => {
   const review = denyReview().replace('"request":{', '"__proto__":{"polluted":true},"request":{"__proto__":{"allowed":true},')
   const res = await post(review)
   t.equal(res.status, 200, 'judged as a normal review')
-  t.equal((JSON.parse(res.body) as { response: { allowed: boolean } }).response.allowed, false, 'a __proto__ key cannot turn a denial into an allow')
+  t.equal(
+    (JSON.parse(res.body) as { response: { allowed: boolean } }).response.allowed,
+    false,
+    'a __proto__ key cannot turn a denial into an allow',
+  )
   t.equal(({} as Record<string, unknown>).polluted, undefined, 'Object.prototype untouched')
 })
 

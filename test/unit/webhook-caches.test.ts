@@ -20,26 +20,48 @@ t.test('transforms keep only what the judge reads', async (t) => {
     spec: { sync: { mode: 'strict', ignoreFields: ['spec.replicas'] } },
   })
   t.same(slimTemplate({ metadata: { name: 'x', uid: 'u' }, spec: { gotemplate: 'y' } }).spec, {}, 'no sync: nothing kept')
-  t.same(slimTemplate({ metadata: { name: 'x' }, spec: { sync: { ignoreFields: 'spec' } } }).spec.sync, { ignoreFields: 'spec' }, 'a malformed list is kept for the compiler to report')
+  t.same(
+    slimTemplate({ metadata: { name: 'x' }, spec: { sync: { ignoreFields: 'spec' } } }).spec.sync,
+    { ignoreFields: 'spec' },
+    'a malformed list is kept for the compiler to report',
+  )
 
   const ti = fullInstance('team', 'app', { namespace: 'platform', name: 'web' })
   const deleting = { ...ti, metadata: { ...ti.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } }
   t.same(slimInstance(JSON.parse(JSON.stringify(deleting)) as never), {
-    metadata: { name: 'app', namespace: 'team', uid: ti.metadata?.uid, resourceVersion: ti.metadata?.resourceVersion, deletionTimestamp: '2026-01-01T00:00:00Z' },
+    metadata: {
+      name: 'app',
+      namespace: 'team',
+      uid: ti.metadata?.uid,
+      resourceVersion: ti.metadata?.resourceVersion,
+      deletionTimestamp: '2026-01-01T00:00:00Z',
+    },
     spec: { templateRef: { name: 'web', namespace: 'platform' } },
   })
 
-  t.same(slimNamespace({ metadata: { name: 'ns', uid: 'u', labels: { a: 'b' } }, status: { phase: 'Terminating' }, spec: { finalizers: ['kubernetes'] } }), {
-    metadata: { name: 'ns', uid: 'u' },
-    status: { phase: 'Terminating' },
-  })
+  t.same(
+    slimNamespace({
+      metadata: { name: 'ns', uid: 'u', labels: { a: 'b' } },
+      status: { phase: 'Terminating' },
+      spec: { finalizers: ['kubernetes'] },
+    }),
+    {
+      metadata: { name: 'ns', uid: 'u' },
+      status: { phase: 'Terminating' },
+    },
+  )
 
   const dep = {
     metadata: {
       name: 'web',
       namespace: 'team',
       uid: 'd1',
-      labels: { app: 'web', 'templates.v2.stakater.com/instance': 'app', 'templates.v2.stakater.com/instance-uid': 'i1', 'templates.v2.stakater.com/sync-mode': 'strict' },
+      labels: {
+        app: 'web',
+        'templates.v2.stakater.com/instance': 'app',
+        'templates.v2.stakater.com/instance-uid': 'i1',
+        'templates.v2.stakater.com/sync-mode': 'strict',
+      },
       annotations: { 'templates.v2.stakater.com/instance-ref': 'team/app', 'deployment.kubernetes.io/revision': '3' },
       managedFields: [{}],
     },
@@ -50,7 +72,11 @@ t.test('transforms keep only what the judge reads', async (t) => {
       name: 'web',
       namespace: 'team',
       uid: 'd1',
-      labels: { 'templates.v2.stakater.com/instance': 'app', 'templates.v2.stakater.com/instance-uid': 'i1', 'templates.v2.stakater.com/sync-mode': 'strict' },
+      labels: {
+        'templates.v2.stakater.com/instance': 'app',
+        'templates.v2.stakater.com/instance-uid': 'i1',
+        'templates.v2.stakater.com/sync-mode': 'strict',
+      },
       annotations: { 'templates.v2.stakater.com/instance-ref': 'team/app' },
     },
   })
@@ -64,13 +90,21 @@ t.test('the ignore cache compiles once per template generation and keeps failure
   const a = cache.get(tpl)
   t.equal(cache.get(tpl), a, 'same object for the same generation')
   t.same(a.entries, ['spec.replicas'])
-  const next: Template = { ...tpl, metadata: { ...tpl.metadata, generation: 4 }, spec: { sync: { mode: 'strict', ignoreFields: ['data'] } } }
+  const next: Template = {
+    ...tpl,
+    metadata: { ...tpl.metadata, generation: 4 },
+    spec: { sync: { mode: 'strict', ignoreFields: ['data'] } },
+  }
   const b = cache.get(next)
   t.not(b, a, 'a new generation is compiled again')
   t.same(b.entries, ['data'])
   t.equal(cache.size, 1, 'one entry per template')
 
-  const bad: Template = { ...tpl, metadata: { ...tpl.metadata, uid: 'bad', generation: 1 }, spec: { sync: { mode: 'strict', ignoreFields: ['spec..x'] } } }
+  const bad: Template = {
+    ...tpl,
+    metadata: { ...tpl.metadata, uid: 'bad', generation: 1 },
+    spec: { sync: { mode: 'strict', ignoreFields: ['spec..x'] } },
+  }
   t.throws(() => cache.get(bad), FieldPathError)
   t.throws(() => cache.get(bad), FieldPathError, 'rethrown from the cache')
   t.equal(errors.length, 1, 'reported once')
@@ -92,7 +126,13 @@ t.test('lookups read the stores only', async (t) => {
   templates.put(slimTemplate(fullTemplate('p', 't', 'strict') as never))
   const instances = new MapStore<ReturnType<typeof slimInstance>>()
   instances.put(slimInstance(fullInstance('team', 'app', { namespace: 'p', name: 't' }) as never))
-  const look = createLookups({ templates, instances, namespaces, ignore: new IgnoreCache(), scaleTargets: new Map([[scaleTargetKey('apps', 'deployments'), deployments]]) })
+  const look = createLookups({
+    templates,
+    instances,
+    namespaces,
+    ignore: new IgnoreCache(),
+    scaleTargets: new Map([[scaleTargetKey('apps', 'deployments'), deployments]]),
+  })
   t.equal(look.isNamespaceTerminating('live'), false)
   t.equal(look.isNamespaceTerminating('going'), true, 'phase Terminating')
   t.equal(look.isNamespaceTerminating('marked'), true, 'deletionTimestamp set')
@@ -101,7 +141,11 @@ t.test('lookups read the stores only', async (t) => {
   t.equal(look.getInstance('team', 'app')?.spec.templateRef.name, 't')
   t.equal(look.getInstance('team', 'nope'), undefined)
   t.equal(look.getScaleTarget?.({ group: 'apps', version: 'v1', resource: 'deployments' }, 'team', 'web')?.metadata?.uid, 'd1')
-  t.equal(look.getScaleTarget?.({ group: 'apps', version: 'v1', resource: 'statefulsets' }, 'team', 'web'), undefined, 'kinds without a cache')
+  t.equal(
+    look.getScaleTarget?.({ group: 'apps', version: 'v1', resource: 'statefulsets' }, 'team', 'web'),
+    undefined,
+    'kinds without a cache',
+  )
 })
 
 t.test('nesting depth is measured outside strings', async (t) => {
@@ -128,8 +172,16 @@ t.test('nesting depth is measured outside strings', async (t) => {
   }
   t.equal(problemOf('  '), 'EmptyBody')
   t.equal(problemOf(deep(MAX_JSON_DEPTH + 1)), 'TooDeep')
-  t.equal(problemOf(`${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH)}`), 'InvalidJSON', 'one closing short: too short to scan, and refused by the parser')
-  t.equal(problemOf(`${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1)}`), 'TooDeep', 'the shortest valid body one level too deep is scanned')
+  t.equal(
+    problemOf(`${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH)}`),
+    'InvalidJSON',
+    'one closing short: too short to scan, and refused by the parser',
+  )
+  t.equal(
+    problemOf(`${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1)}`),
+    'TooDeep',
+    'the shortest valid body one level too deep is scanned',
+  )
   t.same(parseJsonBody(`${' '.repeat(2 * MAX_JSON_DEPTH)}${deep(3)}`), JSON.parse(deep(3)), 'a long, shallow body passes the scan')
   t.equal(problemOf('{"secret":"hunter2'), 'InvalidJSON')
   try {
@@ -144,11 +196,18 @@ t.test('nesting depth is measured outside strings', async (t) => {
 
 t.test('cache state is mirrored into metrics at scrape time', async (t) => {
   const metrics = createWebhookMetrics()
-  const cache = { name: 'templates', synced: false, n: 0, recoveries: { 'relist-gone': 0, error: 0 } as Record<string, number>, hasSynced(): boolean {
-    return this.synced
-  }, size(): number {
-    return this.n
-  } }
+  const cache = {
+    name: 'templates',
+    synced: false,
+    n: 0,
+    recoveries: { 'relist-gone': 0, error: 0 } as Record<string, number>,
+    hasSynced(): boolean {
+      return this.synced
+    },
+    size(): number {
+      return this.n
+    },
+  }
   const stop = observeCaches(metrics, [cache])
   let text = metrics.registry.render()
   t.match(text, 'template_sync_webhook_cache_synced{cache="templates"} 0')

@@ -31,7 +31,24 @@ function issue(): { cert: string; key: string } {
   const n = ++serial
   openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', `k${n}.key`])
   openssl(['req', '-new', '-key', `k${n}.key`, '-subj', `/CN=webhook-${n}`, '-out', `c${n}.csr`])
-  openssl(['x509', '-req', '-in', `c${n}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-set_serial', String(1000 + n), '-days', '2', '-extfile', 'ext', '-out', `c${n}.crt`])
+  openssl([
+    'x509',
+    '-req',
+    '-in',
+    `c${n}.csr`,
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-set_serial',
+    String(1000 + n),
+    '-days',
+    '2',
+    '-extfile',
+    'ext',
+    '-out',
+    `c${n}.crt`,
+  ])
   return { cert: readFileSync(join(work, `c${n}.crt`), 'utf8'), key: readFileSync(join(work, `k${n}.key`), 'utf8') }
 }
 
@@ -98,7 +115,10 @@ t.test('a symlink swap is picked up by the directory watch', async (t) => {
   const files = volume(issue())
   const loaded: KeyPair[] = []
   // A poll far in the future: only the watch can notice the swap in time.
-  const w = new CertWatcher({ files, log: quiet, onLoad: (p) => loaded.push(p), pollMs: 600_000, debounceMs: 50 }, loadKeyPair(files)).start()
+  const w = new CertWatcher(
+    { files, log: quiet, onLoad: (p) => loaded.push(p), pollMs: 600_000, debounceMs: 50 },
+    loadKeyPair(files),
+  ).start()
   t.teardown(() => w.close())
   const next = issue()
   swapIn(files.dir, next)
@@ -115,7 +135,10 @@ t.test('the poll catches a change the watch did not report', async (t) => {
   const files = volume(issue())
   const loaded: KeyPair[] = []
   // A debounce longer than the test: the watch path never fires.
-  const w = new CertWatcher({ files, log: quiet, onLoad: (p) => loaded.push(p), pollMs: 100, debounceMs: 600_000 }, loadKeyPair(files)).start()
+  const w = new CertWatcher(
+    { files, log: quiet, onLoad: (p) => loaded.push(p), pollMs: 100, debounceMs: 600_000 },
+    loadKeyPair(files),
+  ).start()
   t.teardown(() => w.close())
   swapIn(files.dir, issue())
   await until('reload by poll', () => loaded.length === 1)
@@ -127,7 +150,10 @@ t.test('a bad pair is refused once and the pair in use is kept', async (t) => {
   const files = volume(first)
   const loaded: KeyPair[] = []
   const rejected: unknown[] = []
-  const w = new CertWatcher({ files, log: quiet, onLoad: (p) => loaded.push(p), onReject: (e) => rejected.push(e), pollMs: 100, debounceMs: 20 }, loadKeyPair(files)).start()
+  const w = new CertWatcher(
+    { files, log: quiet, onLoad: (p) => loaded.push(p), onReject: (e) => rejected.push(e), pollMs: 100, debounceMs: 20 },
+    loadKeyPair(files),
+  ).start()
   t.teardown(() => w.close())
   const other = issue()
   swapIn(files.dir, { cert: other.cert, key: first.key })
@@ -141,9 +167,16 @@ t.test('a bad pair is refused once and the pair in use is kept', async (t) => {
   await until('good pair after a bad one', () => loaded.length === 1)
   t.equal(w.pair.cert, other.cert)
   const throwing = new CertWatcher(
-    { files, log: quiet, onLoad: () => {
-      throw new Error('setSecureContext failed')
-    }, onReject: (e) => rejected.push(e), pollMs: 600_000, debounceMs: 20 },
+    {
+      files,
+      log: quiet,
+      onLoad: () => {
+        throw new Error('setSecureContext failed')
+      },
+      onReject: (e) => rejected.push(e),
+      pollMs: 600_000,
+      debounceMs: 20,
+    },
     loadKeyPair(files),
   )
   swapIn(files.dir, issue())

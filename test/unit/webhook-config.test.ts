@@ -15,7 +15,8 @@ t.test('environment, then flags on top', async (t) => {
     TEMPLATE_SYNC_WEBHOOK_CERT_DIR: '/certs',
     TEMPLATE_SYNC_WEBHOOK_PORT: '8443',
     TEMPLATE_SYNC_HEALTH_PORT: '9090',
-    TEMPLATE_SYNC_OPERATOR_USERNAMES: ' system:serviceaccount:ts:reconciler , system:serviceaccount:ts:other,,system:serviceaccount:ts:reconciler',
+    TEMPLATE_SYNC_OPERATOR_USERNAMES:
+      ' system:serviceaccount:ts:reconciler , system:serviceaccount:ts:other,,system:serviceaccount:ts:reconciler',
     TEMPLATE_SYNC_LOG_LEVEL: 'debug',
     TEMPLATE_SYNC_WEBHOOK_DRAIN_SECONDS: '2.5',
     KUBECONFIG: '/ignored/by/the/parser',
@@ -24,12 +25,28 @@ t.test('environment, then flags on top', async (t) => {
   t.equal(fromEnv.certDir, '/certs')
   t.equal(fromEnv.port, 8443)
   t.equal(fromEnv.healthPort, 9090)
-  t.same(fromEnv.operatorUsernames, ['system:serviceaccount:ts:reconciler', 'system:serviceaccount:ts:other'], 'trimmed, empty entries and duplicates dropped')
+  t.same(
+    fromEnv.operatorUsernames,
+    ['system:serviceaccount:ts:reconciler', 'system:serviceaccount:ts:other'],
+    'trimmed, empty entries and duplicates dropped',
+  )
   t.equal(fromEnv.logLevel, 'debug')
   t.equal(fromEnv.drainMs, 2_500)
   t.equal(fromEnv.kubeconfig, undefined, 'KUBECONFIG is left to the client loader')
   const flags = parseWebhookConfig(
-    ['--cert-dir', '/flag-certs', '--port=9443', '--listen-address', '127.0.0.1', '--log-level', 'warn', '--kubeconfig', '/kc', '--operator-usernames', 'a,b'],
+    [
+      '--cert-dir',
+      '/flag-certs',
+      '--port=9443',
+      '--listen-address',
+      '127.0.0.1',
+      '--log-level',
+      'warn',
+      '--kubeconfig',
+      '/kc',
+      '--operator-usernames',
+      'a,b',
+    ],
     env,
   )
   t.equal(flags.certDir, '/flag-certs', 'flag wins')

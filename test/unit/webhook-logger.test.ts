@@ -51,7 +51,11 @@ t.test('objects passed to the logger by mistake are masked', async (t) => {
   const out = capture()
   const log = createWebhookLogger('info', out.stream)
   const secret = { apiVersion: 'v1', kind: 'Secret', data: { password: 'aHVudGVyMg==' }, stringData: { token: 'hunter2' } }
-  const review = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u1', object: secret, oldObject: secret, options: { dryRun: ['All'] } } }
+  const review = {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: { uid: 'u1', object: secret, oldObject: secret, options: { dryRun: ['All'] } },
+  }
   log.info({ request: review.request }, 'request')
   log.info({ review }, 'review')
   log.info({ object: secret, oldObject: secret }, 'objects')

@@ -52,8 +52,14 @@ class Blowfish {
     let xl = l ^ (p[0] as number)
     let xr = r
     for (let i = 1; i <= 16; i += 2) {
-      xr ^= ((((s[xl >>> 24] as number) + (s[256 | ((xl >>> 16) & 0xff)] as number)) ^ (s[512 | ((xl >>> 8) & 0xff)] as number)) + (s[768 | (xl & 0xff)] as number)) ^ (p[i] as number)
-      xl ^= ((((s[xr >>> 24] as number) + (s[256 | ((xr >>> 16) & 0xff)] as number)) ^ (s[512 | ((xr >>> 8) & 0xff)] as number)) + (s[768 | (xr & 0xff)] as number)) ^ (p[i + 1] as number)
+      xr ^=
+        ((((s[xl >>> 24] as number) + (s[256 | ((xl >>> 16) & 0xff)] as number)) ^ (s[512 | ((xl >>> 8) & 0xff)] as number)) +
+          (s[768 | (xl & 0xff)] as number)) ^
+        (p[i] as number)
+      xl ^=
+        ((((s[xr >>> 24] as number) + (s[256 | ((xr >>> 16) & 0xff)] as number)) ^ (s[512 | ((xr >>> 8) & 0xff)] as number)) +
+          (s[768 | (xr & 0xff)] as number)) ^
+        (p[i + 1] as number)
     }
     out[0] = xr ^ (p[17] as number)
     out[1] = xl

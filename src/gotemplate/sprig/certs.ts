@@ -11,7 +11,27 @@ import type { KeyObject } from 'node:crypto'
 import { isIPv4, isIPv6 } from 'node:net'
 import { newMap, setKey } from '../value.ts'
 import type { FuncMap, GoMap, GoValue } from '../value.ts'
-import { asn1String, bitString, boolTrue, children, decodePem, DERError, explicit, ia5, implicit, integer, nullValue, octets, oid, only, pem, seq, set, time, toBigInt } from './der.ts'
+import {
+  asn1String,
+  bitString,
+  boolTrue,
+  children,
+  decodePem,
+  DERError,
+  explicit,
+  ia5,
+  implicit,
+  integer,
+  nullValue,
+  octets,
+  oid,
+  only,
+  pem,
+  seq,
+  set,
+  time,
+  toBigInt,
+} from './der.ts'
 import type { Bytes } from './der.ts'
 import { base64Decode, CorruptInputError } from './encoding.ts'
 import { randomBuffer } from './random.ts'
@@ -155,7 +175,10 @@ function ipBytes(ip: string): Bytes | undefined {
   }
   const h = words(head)
   const t = words(tail)
-  const v4w = v4 === undefined ? [] : ((b: number[]) => [((b[0] ?? 0) << 8) | (b[1] ?? 0), ((b[2] ?? 0) << 8) | (b[3] ?? 0)])(v4.split('.').map(Number))
+  const v4w =
+    v4 === undefined
+      ? []
+      : ((b: number[]) => [((b[0] ?? 0) << 8) | (b[1] ?? 0), ((b[2] ?? 0) << 8) | (b[3] ?? 0)])(v4.split('.').map(Number))
   const fill = 8 - h.length - t.length - v4w.length
   const all = [...h, ...Array.from({ length: ip.includes('::') ? fill : 0 }, () => 0), ...t, ...v4w]
   const out = new Uint8Array(16)
@@ -251,12 +274,19 @@ function createCertificate(t: Template, signee: PrivKey, parent: Parent | 'self'
   exts.push(extension('2.5.29.15', true, t.isCA ? bitString(Uint8Array.of(0xa4), 2) : bitString(Uint8Array.of(0xa0), 5)))
   exts.push(extension('2.5.29.37', false, seq(oid('1.3.6.1.5.5.7.3.1'), oid('1.3.6.1.5.5.7.3.2'))))
   exts.push(extension('2.5.29.19', true, t.isCA ? seq(boolTrue()) : seq()))
-  if (t.isCA) exts.push(extension('2.5.29.14', false, octets(createHash('sha256').update(subjectPublicKeyBits(pub)).digest().subarray(0, 20))))
-  if (parent !== 'self' && !Buffer.from(issuer).equals(Buffer.from(subject)) && parent.subjectKeyId !== undefined && parent.subjectKeyId.length > 0) {
+  if (t.isCA)
+    exts.push(extension('2.5.29.14', false, octets(createHash('sha256').update(subjectPublicKeyBits(pub)).digest().subarray(0, 20))))
+  if (
+    parent !== 'self' &&
+    !Buffer.from(issuer).equals(Buffer.from(subject)) &&
+    parent.subjectKeyId !== undefined &&
+    parent.subjectKeyId.length > 0
+  ) {
     exts.push(extension('2.5.29.35', false, seq(implicit(0, parent.subjectKeyId))))
   }
   if (t.dns.length > 0 || t.ips.length > 0) {
-    for (const d of t.dns) if (!/^[\x00-\x7f]*$/.test(d)) throw new CertError(`error creating certificate: x509: "${d}" cannot be encoded as an IA5String`)
+    for (const d of t.dns)
+      if (!/^[\x00-\x7f]*$/.test(d)) throw new CertError(`error creating certificate: x509: "${d}" cannot be encoded as an IA5String`)
     const names = [...t.dns.map((d) => implicit(2, ia5(d))), ...t.ips.map((ip) => implicit(7, ip))]
     exts.push(extension('2.5.29.17', t.cn === '', seq(...names)))
   }
@@ -402,4 +432,3 @@ export const certFuncs: FuncMap = {
     }),
   ),
 }
-

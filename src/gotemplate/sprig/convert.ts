@@ -17,7 +17,6 @@ function lower(c: string | undefined): string {
   return (c ?? '').toLowerCase()
 }
 
-
 /**
  * strconv.ParseInt(s, base, 64): undefined on a syntax error, 'range' when
  * the value does not fit (Go then returns the clamped value with the error).
@@ -212,4 +211,3 @@ export const convertFuncs: FuncMap = {
     }
   }),
 }
-

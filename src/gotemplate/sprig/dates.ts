@@ -4,7 +4,18 @@
 
 import { GoTime } from '../value.ts'
 import type { FuncMap, GoValue } from '../value.ts'
-import { addDuration, durationString, formatTime, fromUnix, inZone, isKnownZone, parseDuration, parseTime, TimeParseError, unixSeconds } from './gotime.ts'
+import {
+  addDuration,
+  durationString,
+  formatTime,
+  fromUnix,
+  inZone,
+  isKnownZone,
+  parseDuration,
+  parseTime,
+  TimeParseError,
+  unixSeconds,
+} from './gotime.ts'
 import { parseGoInt } from './convert.ts'
 import { fail, fn, str } from './spec.ts'
 import { goTypeOf } from './types.ts'

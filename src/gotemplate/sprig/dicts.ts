@@ -73,7 +73,10 @@ function deepCopy(v: GoValue): GoValue {
 function dig(...ps: GoValue[]): GoValue {
   if (ps.length < 3) fail('dig needs at least three arguments')
   const assertMap = (v: GoValue): GoMap => {
-    if (!plainMap(v ?? null)) fail(`interface conversion: interface {} is ${goTypeOf(v ?? null) === '<nil>' ? 'nil' : goTypeOf(v ?? null)}, not map[string]interface {}`)
+    if (!plainMap(v ?? null))
+      fail(
+        `interface conversion: interface {} is ${goTypeOf(v ?? null) === '<nil>' ? 'nil' : goTypeOf(v ?? null)}, not map[string]interface {}`,
+      )
     return v as GoMap
   }
   let m = assertMap(ps[ps.length - 1] ?? null)

@@ -120,7 +120,13 @@ export function base32Decode(s: string): Uint8Array {
     }
     const d = dbuf.map((x) => x & 0xff)
     const [d0 = 0, d1 = 0, d2 = 0, d3 = 0, d4 = 0, d5 = 0, d6 = 0, d7 = 0] = d
-    const bytes = [(d0 << 3) | (d1 >> 2), (d1 << 6) | (d2 << 1) | (d3 >> 4), (d3 << 4) | (d4 >> 1), (d4 << 7) | (d5 << 2) | (d6 >> 3), (d6 << 5) | d7].map((x) => x & 0xff)
+    const bytes = [
+      (d0 << 3) | (d1 >> 2),
+      (d1 << 6) | (d2 << 1) | (d3 >> 4),
+      (d3 << 4) | (d4 >> 1),
+      (d4 << 7) | (d5 << 2) | (d6 >> 3),
+      (d6 << 5) | d7,
+    ].map((x) => x & 0xff)
     const n = { 8: 5, 7: 4, 5: 3, 4: 2, 2: 1 }[dlen] ?? 0
     out.push(...bytes.slice(0, n))
   }
@@ -137,7 +143,10 @@ function adler32(b: Uint8Array): number {
   return (s * 65536 + a) >>> 0
 }
 
-const hash = (alg: string) => (s: unknown) => createHash(alg).update(utf8(String(s))).digest('hex')
+const hash = (alg: string) => (s: unknown) =>
+  createHash(alg)
+    .update(utf8(String(s)))
+    .digest('hex')
 
 function decodeOrMessage(decode: (s: string) => Uint8Array, s: string): string {
   try {

@@ -89,8 +89,42 @@ const posixClasses: Record<string, readonly [number, number][]> = {
 }
 
 const generalCategories = new Set([
-  'C', 'Cc', 'Cf', 'Co', 'Cs', 'L', 'Ll', 'Lm', 'Lo', 'Lt', 'Lu', 'M', 'Mc', 'Me', 'Mn', 'N', 'Nd', 'Nl', 'No',
-  'P', 'Pc', 'Pd', 'Pe', 'Pf', 'Pi', 'Po', 'Ps', 'S', 'Sc', 'Sk', 'Sm', 'So', 'Z', 'Zl', 'Zp', 'Zs',
+  'C',
+  'Cc',
+  'Cf',
+  'Co',
+  'Cs',
+  'L',
+  'Ll',
+  'Lm',
+  'Lo',
+  'Lt',
+  'Lu',
+  'M',
+  'Mc',
+  'Me',
+  'Mn',
+  'N',
+  'Nd',
+  'Nl',
+  'No',
+  'P',
+  'Pc',
+  'Pd',
+  'Pe',
+  'Pf',
+  'Pi',
+  'Po',
+  'Ps',
+  'S',
+  'Sc',
+  'Sk',
+  'Sm',
+  'So',
+  'Z',
+  'Zl',
+  'Zp',
+  'Zs',
 ])
 
 function complement(ranges: readonly [number, number][]): [number, number][] {
@@ -111,7 +145,14 @@ type Node =
   | { readonly t: 'assert'; readonly kind: AssertKind }
   | { readonly t: 'cat'; readonly subs: readonly Node[] }
   | { readonly t: 'alt'; readonly subs: readonly Node[] }
-  | { readonly t: 'rep'; readonly sub: Node; readonly min: number; readonly max: number; readonly greedy: boolean; readonly braces: boolean }
+  | {
+      readonly t: 'rep'
+      readonly sub: Node
+      readonly min: number
+      readonly max: number
+      readonly greedy: boolean
+      readonly braces: boolean
+    }
   | { readonly t: 'cap'; readonly index: number; readonly sub: Node }
 
 const EMPTY: Node = { t: 'cat', subs: [] }
@@ -143,7 +184,13 @@ function jsTest(source: string, fold: boolean): (r: number) => boolean {
 }
 
 function literal(r: number, fold: boolean): Node {
-  const caseless = String.fromCodePoint(r).toLowerCase() === String.fromCodePoint(r).toUpperCase() && r !== 0x130 && r !== 0x131 && r !== 0x17f && r !== 0x212a && r !== 0x212b
+  const caseless =
+    String.fromCodePoint(r).toLowerCase() === String.fromCodePoint(r).toUpperCase() &&
+    r !== 0x130 &&
+    r !== 0x131 &&
+    r !== 0x17f &&
+    r !== 0x212a &&
+    r !== 0x212b
   if (!fold || caseless) return { t: 'char', test: (x) => x === r }
   return { t: 'char', test: jsTest(u(r), true) }
 }
@@ -340,7 +387,8 @@ class Parser {
       // (?
       if (this.lookingAt('?P<') || this.lookingAt('?<')) {
         const isP = this.lookingAt('?P<')
-        if (!isP && (this.peek(2) === 0x3d || this.peek(2) === 0x21)) this.error('invalid or unsupported Perl syntax', this.text(start, this.pos + 3))
+        if (!isP && (this.peek(2) === 0x3d || this.peek(2) === 0x21))
+          this.error('invalid or unsupported Perl syntax', this.text(start, this.pos + 3))
         this.pos += isP ? 3 : 2
         const nameStart = this.pos
         while (this.pos < this.cps.length && this.peek() !== 0x3e) this.pos++
@@ -611,7 +659,8 @@ class Parser {
       let hi = lo
       if (this.peek() === 0x2d && this.peek(1) !== undefined && this.peek(1) !== 0x5d) {
         this.pos++
-        if (this.peek() === 0x5c && this.tryClassEscapePeek()) this.error('invalid character class range', this.text(itemStart, this.pos + 2))
+        if (this.peek() === 0x5c && this.tryClassEscapePeek())
+          this.error('invalid character class range', this.text(itemStart, this.pos + 2))
         hi = this.classChar()
         if (hi < lo) this.error('invalid character class range', this.text(itemStart))
       }

@@ -12,7 +12,20 @@ import { GoTime } from '../value.ts'
 const MS_PER_DAY = 86_400_000
 
 const longDayNames = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday']
-const longMonthNames = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December']
+const longMonthNames = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+]
 const shortName = (s: string): string => s.slice(0, 3)
 
 /** Days since 1970-01-01 of a proleptic Gregorian date (any year). */
@@ -38,7 +51,8 @@ export function civilFromDays(z: number): { year: number; month: number; day: nu
 }
 
 const isLeap = (y: number): boolean => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)
-const daysIn = (m: number, y: number): number => (m === 2 ? (isLeap(y) ? 29 : 28) : [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1] ?? 31)
+const daysIn = (m: number, y: number): number =>
+  m === 2 ? (isLeap(y) ? 29 : 28) : ([31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1] ?? 31)
 
 // Abbreviations from the tz database for zones whose Intl short name is a bare
 // GMT offset; [standard, daylight].
@@ -144,7 +158,11 @@ function intlZone(zone: string, epochMs: number): { offset: number; name: string
   const get = (t: string): string => parts.find((p) => p.type === t)?.value ?? '0'
   let year = Number(get('year'))
   if (get('era') === 'BC' || get('era') === 'B') year = 1 - year
-  const local = daysFromCivil(year, Number(get('month')), Number(get('day'))) * 86400 + Number(get('hour')) * 3600 + Number(get('minute')) * 60 + Number(get('second'))
+  const local =
+    daysFromCivil(year, Number(get('month')), Number(get('day'))) * 86400 +
+    Number(get('hour')) * 3600 +
+    Number(get('minute')) * 60 +
+    Number(get('second'))
   return { offset: local - Math.floor(epochMs / 1000), name: get('timeZoneName') }
 }
 
@@ -310,7 +328,11 @@ function nextStdChunk(layout: string): Chunk {
           while (j < layout.length && layout[j] === d) j++
           // Only a run of one digit that ends here is a fractional second.
           if (!isDigitAt(layout, j)) {
-            return { prefix: layout.slice(0, i), std: { k: d === '0' ? 'FracSecond0' : 'FracSecond9', digits: j - (i + 1), sep: c }, suffix: layout.slice(j) }
+            return {
+              prefix: layout.slice(0, i),
+              std: { k: d === '0' ? 'FracSecond0' : 'FracSecond9', digits: j - (i + 1), sep: c },
+              suffix: layout.slice(j),
+            }
           }
         }
         break
@@ -321,7 +343,9 @@ function nextStdChunk(layout: string): Chunk {
 }
 
 function appendFrac(ms: number, std: { k: 'FracSecond0' | 'FracSecond9'; digits: number; sep: string }): string {
-  let digits = String(ms * 1_000_000).padStart(9, '0').slice(0, Math.min(std.digits, 9))
+  let digits = String(ms * 1_000_000)
+    .padStart(9, '0')
+    .slice(0, Math.min(std.digits, 9))
   if (std.k === 'FracSecond9') {
     digits = digits.replace(/0+$/, '')
     if (digits === '') return ''
@@ -858,7 +882,16 @@ export function parseDuration(s: string): bigint {
   }
   if (s === '0') return 0n
   if (s === '') invalid()
-  const units: Record<string, bigint> = { ns: 1n, us: 1000n, 'µs': 1000n, 'μs': 1000n, ms: 1_000_000n, s: 1_000_000_000n, m: 60_000_000_000n, h: 3_600_000_000_000n }
+  const units: Record<string, bigint> = {
+    ns: 1n,
+    us: 1000n,
+    µs: 1000n,
+    μs: 1000n,
+    ms: 1_000_000n,
+    s: 1_000_000_000n,
+    m: 60_000_000_000n,
+    h: 3_600_000_000_000n,
+  }
   while (s !== '') {
     if (!(s[0] === '.' || isDigitAt(s, 0))) invalid()
     let i = 0
@@ -881,7 +914,8 @@ export function parseDuration(s: string): bigint {
     const unitName = s.slice(0, u)
     s = s.slice(u)
     const unit = units[unitName]
-    if (unit === undefined) throw new TimeParseError('time: unknown unit ' + quoteForError(unitName) + ' in duration ' + quoteForError(orig))
+    if (unit === undefined)
+      throw new TimeParseError('time: unknown unit ' + quoteForError(unitName) + ' in duration ' + quoteForError(orig))
     let v = BigInt(intPart || '0') * unit
     if (frac !== '') {
       // Go keeps the fraction to float64 precision; for the units above this is exact enough.
@@ -926,7 +960,10 @@ export function durationString(ns: bigint): string {
 
 function fracString(v: bigint, scale: bigint): string {
   const whole = v / scale
-  let frac = (v % scale).toString().padStart(scale.toString().length - 1, '0').replace(/0+$/, '')
+  let frac = (v % scale)
+    .toString()
+    .padStart(scale.toString().length - 1, '0')
+    .replace(/0+$/, '')
   if (frac !== '') frac = '.' + frac
   return whole.toString() + frac
 }

@@ -164,7 +164,10 @@ export const listFuncs: FuncMap = {
   ...both('push', fn(['any', 'any'], push)),
   ...both('append', fn(['any', 'any'], push)),
   ...both('prepend', fn(['any', 'any'], prepend)),
-  ...both('chunk', fn(['int', 'any'], (n, l) => chunk(int(n), l))),
+  ...both(
+    'chunk',
+    fn(['int', 'any'], (n, l) => chunk(int(n), l)),
+  ),
   ...both('first', fn(['any'], first)),
   ...both('last', fn(['any'], last)),
   ...both('rest', fn(['any'], rest)),

@@ -35,19 +35,33 @@ const strings = (v: string[] | undefined): GoValue => (v === undefined ? nilSlic
 
 type Compiler = (expr: GoValue) => GoRegexp
 
-const findAll = (c: Compiler) => (re: GoValue, s: GoValue, n: GoValue): GoValue => {
-  const g = c(re)
-  const count = int(n)
-  if (count === 0) return nilSlice('[]string')
-  const text = str(s)
-  const ms = allMatches(g, text, count)
-  return strings(ms.length === 0 ? undefined : ms.map((m) => text.slice(m.start, m.end)))
-}
+const findAll =
+  (c: Compiler) =>
+  (re: GoValue, s: GoValue, n: GoValue): GoValue => {
+    const g = c(re)
+    const count = int(n)
+    if (count === 0) return nilSlice('[]string')
+    const text = str(s)
+    const ms = allMatches(g, text, count)
+    return strings(ms.length === 0 ? undefined : ms.map((m) => text.slice(m.start, m.end)))
+  }
 
-const find = (c: Compiler) => (re: GoValue, s: GoValue): GoValue => findString(c(re), str(s))
-const replace = (c: Compiler) => (re: GoValue, s: GoValue, repl: GoValue): GoValue => replaceAll(c(re), str(s), str(repl), true)
-const replaceLiteral = (c: Compiler) => (re: GoValue, s: GoValue, repl: GoValue): GoValue => replaceAll(c(re), str(s), str(repl), false)
-const splitRe = (c: Compiler) => (re: GoValue, s: GoValue, n: GoValue): GoValue => strings(split(c(re), str(s), int(n)))
+const find =
+  (c: Compiler) =>
+  (re: GoValue, s: GoValue): GoValue =>
+    findString(c(re), str(s))
+const replace =
+  (c: Compiler) =>
+  (re: GoValue, s: GoValue, repl: GoValue): GoValue =>
+    replaceAll(c(re), str(s), str(repl), true)
+const replaceLiteral =
+  (c: Compiler) =>
+  (re: GoValue, s: GoValue, repl: GoValue): GoValue =>
+    replaceAll(c(re), str(s), str(repl), false)
+const splitRe =
+  (c: Compiler) =>
+  (re: GoValue, s: GoValue, n: GoValue): GoValue =>
+    strings(split(c(re), str(s), int(n)))
 
 export const regexFuncs: FuncMap = {
   regexMatch: fn(['string', 'string'], (re, s) => {

@@ -140,7 +140,8 @@ export const MAX_BUILT_STRING = 256 * 1024 * 1024
 
 function repeat(count: number, s: string): string {
   if (count < 0) fail('strings: negative Repeat count')
-  if (s.length * count > MAX_BUILT_STRING) fail(`strings: Repeat output of ${s.length * count} characters exceeds the limit of ${MAX_BUILT_STRING}`)
+  if (s.length * count > MAX_BUILT_STRING)
+    fail(`strings: Repeat output of ${s.length * count} characters exceeds the limit of ${MAX_BUILT_STRING}`)
   return s.repeat(count)
 }
 
@@ -556,9 +557,33 @@ export const stringFuncs: FuncMap = {
   splitn: fn(['string', 'int', 'string'], (sep, n, s) => indexMap(splitN(str(s), str(sep), int(n)))),
   join: fn(['string', 'any'], (sep, v) => strslice(v).join(str(sep))),
   toStrings: fn(['any'], (v) => tagType(strslice(v), '[]string')),
-  quote: fn([], (...args) => args.filter((a) => a !== null && a !== undefined).map((a) => quoteGo(strval(a))).join(' '), 'any'),
-  squote: fn([], (...args) => args.filter((a) => a !== null && a !== undefined).map((a) => `'${formatV(a)}'`).join(' '), 'any'),
-  cat: fn([], (...args) => args.filter((a) => a !== null && a !== undefined).map(formatV).join(' '), 'any'),
+  quote: fn(
+    [],
+    (...args) =>
+      args
+        .filter((a) => a !== null && a !== undefined)
+        .map((a) => quoteGo(strval(a)))
+        .join(' '),
+    'any',
+  ),
+  squote: fn(
+    [],
+    (...args) =>
+      args
+        .filter((a) => a !== null && a !== undefined)
+        .map((a) => `'${formatV(a)}'`)
+        .join(' '),
+    'any',
+  ),
+  cat: fn(
+    [],
+    (...args) =>
+      args
+        .filter((a) => a !== null && a !== undefined)
+        .map(formatV)
+        .join(' '),
+    'any',
+  ),
   indent: fn(['int', 'string'], (n, s) => indent(int(n), str(s))),
   nindent: fn(['int', 'string'], (n, s) => '\n' + indent(int(n), str(s))),
   nospace: fn(['string'], (s) => nospace(str(s))),
@@ -576,4 +601,3 @@ export const stringFuncs: FuncMap = {
   randAscii: fn(['int'], (n) => randomString(int(n), 'ascii')),
   randNumeric: fn(['int'], (n) => randomString(int(n), 'numeric')),
 }
-

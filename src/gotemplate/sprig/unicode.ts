@@ -57,7 +57,15 @@ export function toLower(r: number): number {
 export function toTitle(r: number): number {
   if (r >= 0x1c4 && r <= 0x1cc) return r - ((r - 0x1c4) % 3) + 1
   if (r >= 0x1f1 && r <= 0x1f3) return 0x1f2
-  if ((r >= 0x1f88 && r <= 0x1f8f) || (r >= 0x1f98 && r <= 0x1f9f) || (r >= 0x1fa8 && r <= 0x1faf) || r === 0x1fbc || r === 0x1fcc || r === 0x1ffc) return r
+  if (
+    (r >= 0x1f88 && r <= 0x1f8f) ||
+    (r >= 0x1f98 && r <= 0x1f9f) ||
+    (r >= 0x1fa8 && r <= 0x1faf) ||
+    r === 0x1fbc ||
+    r === 0x1fcc ||
+    r === 0x1ffc
+  )
+    return r
   // Georgian Mkhedruli letters have an uppercase form but are their own title case.
   if ((r >= 0x10d0 && r <= 0x10fa) || (r >= 0x10fd && r <= 0x10ff)) return r
   return toUpper(r)

@@ -20,7 +20,7 @@ function isAlnum(c: number): boolean {
 function shouldEscape(c: number, mode: Mode): boolean {
   if (isAlnum(c)) return false
   const ch = String.fromCharCode(c)
-  if (mode === 'host' && "!$&'()*+,;=:[]<>\"".includes(ch)) return false
+  if (mode === 'host' && '!$&\'()*+,;=:[]<>"'.includes(ch)) return false
   if ('-_.~'.includes(ch)) return false
   if ('$&+,/:;=?@'.includes(ch)) {
     switch (mode) {
@@ -69,7 +69,7 @@ function unescape(s: string, mode: Mode): string {
       i += 2
     } else if (c === 0x2b && mode === 'query') out.push(0x20)
     else {
-      if (mode === 'host' && c < 0x80 && !isAlnum(c) && !"-._~!$&'()*+,;=:[]<>\"%".includes(String.fromCharCode(c))) {
+      if (mode === 'host' && c < 0x80 && !isAlnum(c) && !'-._~!$&\'()*+,;=:[]<>"%'.includes(String.fromCharCode(c))) {
         throw new URLError(`invalid character ${quoteGo(String.fromCharCode(c))} in host name`)
       }
       out.push(c)

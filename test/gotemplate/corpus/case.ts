@@ -10,7 +10,9 @@ export interface Case {
 
 /** Builds cases from [slug, template, data?] rows under one prefix. */
 export function group(prefix: string, rows: ReadonlyArray<readonly [string, string, unknown?]>): Case[] {
-  return rows.map(([slug, template, data]) => (data === undefined ? { name: `${prefix}/${slug}`, template } : { name: `${prefix}/${slug}`, template, data }))
+  return rows.map(([slug, template, data]) =>
+    data === undefined ? { name: `${prefix}/${slug}`, template } : { name: `${prefix}/${slug}`, template, data },
+  )
 }
 
 /**

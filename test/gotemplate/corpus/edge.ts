@@ -4,7 +4,18 @@
 import { group } from './case.ts'
 import type { Case } from './case.ts'
 
-const d = { u: 'héllo', cjk: '日本語', emoji: '👍🏽', zwj: '👨‍👩‍👧', nil: null, e: '', l: [null, null], m: { '': 'empty-key', ' ': 'space' }, deep: { a: { b: { c: { d: { e: { f: 'bottom' } } } } } }, nums: [0, -0, 1.5, 1e100, 123456789012, 0.1] }
+const d = {
+  u: 'héllo',
+  cjk: '日本語',
+  emoji: '👍🏽',
+  zwj: '👨‍👩‍👧',
+  nil: null,
+  e: '',
+  l: [null, null],
+  m: { '': 'empty-key', ' ': 'space' },
+  deep: { a: { b: { c: { d: { e: { f: 'bottom' } } } } } },
+  nums: [0, -0, 1.5, 1e100, 123456789012, 0.1],
+}
 
 export const edgeCases: Case[] = [
   ...group('edge', [

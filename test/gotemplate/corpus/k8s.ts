@@ -217,7 +217,11 @@ spec:
 export const k8sCases: Case[] = [
   ...group('k8s', [
     ['deployment', deployment, web],
-    ['deployment-annotations', deployment, { ...web, parameters: { ...web.parameters, annotations: { 'a/b': 'c' }, debug: true, tag: '' } }],
+    [
+      'deployment-annotations',
+      deployment,
+      { ...web, parameters: { ...web.parameters, annotations: { 'a/b': 'c' }, debug: true, tag: '' } },
+    ],
     ['service', service, web],
     ['configmap', configMap, web],
     ['networkpolicy', networkPolicy, web],
@@ -241,7 +245,11 @@ export const k8sCases: Case[] = [
     ['mustFromJson-list-param', '{{ range mustFromJson "[\\"x\\",\\"y\\"]" }}- {{ . }}\n{{ end }}', web],
     ['name-truncation', '{{ printf "%s-%s" .instance.name (repeat 60 "x") | trunc 63 | trimSuffix "-" }}', web],
     ['image-split', '{{ $parts := splitList ":" "registry.io/team/app:1.2.3" }}{{ last $parts }} {{ initial $parts | join ":" }}', web],
-    ['env-list-from-map', 'env:{{ range $k, $v := .parameters.env }}{{ if $v }}\n  - {name: {{ $k }}, value: {{ $v | quote }}}{{ end }}{{ end }}', web],
+    [
+      'env-list-from-map',
+      'env:{{ range $k, $v := .parameters.env }}{{ if $v }}\n  - {name: {{ $k }}, value: {{ $v | quote }}}{{ end }}{{ end }}',
+      web,
+    ],
     ['subjects-filter', '{{ range .parameters.subjects }}{{ if ne .kind "User" }}{{ .name }} {{ end }}{{ end }}', web],
     ['subjects-missing-namespace', '{{ range .parameters.subjects }}{{ .namespace }}{{ end }}', web],
     ['ternary-mode', 'mode: {{ ternary "strict" "revert" .parameters.debug }}', web],

@@ -4,7 +4,21 @@
 import { group } from './case.ts'
 import type { Case } from './case.ts'
 
-const d = { i: 42, neg: -7, f: 3.14159, big: 1e21, s: 'héllo', b: true, n: null, l: [1, 'two', null], m: { k: 'v', a: 1 }, e: [], em: {}, half: 0.5, z: 0 }
+const d = {
+  i: 42,
+  neg: -7,
+  f: 3.14159,
+  big: 1e21,
+  s: 'héllo',
+  b: true,
+  n: null,
+  l: [1, 'two', null],
+  m: { k: 'v', a: 1 },
+  e: [],
+  em: {},
+  half: 0.5,
+  z: 0,
+}
 
 export const printfCases: Case[] = [
   ...group('printf', [

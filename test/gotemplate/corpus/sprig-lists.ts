@@ -4,7 +4,16 @@ import { calls, group } from './case.ts'
 import type { Case } from './case.ts'
 
 const P = 'lists'
-const d = { l: [1, 2, 3, 4, 5], s: ['b', 'a', 'c', 'a'], mixed: [1, 'a', null, true, 2.5, [1], { k: 1 }], e: [], n: null, str: 'abc', m: { a: 1 }, dup: [1, 1, '1', 2, 1.0, null, null, [1], [1]] }
+const d = {
+  l: [1, 2, 3, 4, 5],
+  s: ['b', 'a', 'c', 'a'],
+  mixed: [1, 'a', null, true, 2.5, [1], { k: 1 }],
+  e: [],
+  n: null,
+  str: 'abc',
+  m: { a: 1 },
+  dup: [1, 1, '1', 2, 1.0, null, null, [1], [1]],
+}
 
 export const sprigListCases: Case[] = [
   ...calls(P, 'list', ['', '1 2 3', '"a" nil 2.5', '(list 1) (list)'], d),
@@ -28,7 +37,12 @@ export const sprigListCases: Case[] = [
   ...calls(P, 'mustUniq', ['.dup', '.m'], d),
   ...calls(P, 'without', ['.l 1 3', '.s "a"', '.l', '.mixed nil 1 "a"', '.str "a"', '(list 1 2) 1.0'], d),
   ...calls(P, 'mustWithout', ['.l 2', '.str 1'], d),
-  ...calls(P, 'has', ['4.0 .l', '4 .l', '"a" .s', '"z" .s', 'nil .mixed', '1 .n', '1 .str', '(list 1) .mixed', '1 (list 1 2)', '"a" .e'], d),
+  ...calls(
+    P,
+    'has',
+    ['4.0 .l', '4 .l', '"a" .s', '"z" .s', 'nil .mixed', '1 .n', '1 .str', '(list 1) .mixed', '1 (list 1 2)', '"a" .e'],
+    d,
+  ),
   ...calls(P, 'mustHas', ['1 (list 1)', '1 .m'], d),
   ...calls(P, 'compact', ['.mixed', '(list 0 "" nil false 1 "a" (list) (dict))', '.e', '.str'], d),
   ...calls(P, 'mustCompact', ['(list 0 1)', '.n'], d),

@@ -52,7 +52,10 @@ export const sprigSemverDateCases: Case[] = [
     '">=1.2.3" "1.2.3-01"',
   ]),
   ...group('semver', [
-    ['fields', '{{ $v := semver "v2.10.3-rc.1+build.7" }}{{ $v.Major }}.{{ $v.Minor }}.{{ $v.Patch }} {{ $v.Prerelease }} {{ $v.Metadata }} {{ $v.Original }}'],
+    [
+      'fields',
+      '{{ $v := semver "v2.10.3-rc.1+build.7" }}{{ $v.Major }}.{{ $v.Minor }}.{{ $v.Patch }} {{ $v.Prerelease }} {{ $v.Metadata }} {{ $v.Original }}',
+    ],
     ['loose', '{{ (semver "1").Minor }} {{ (semver "1.2").Patch }}'],
     ['invalid', '{{ semver "1.2.3.4" }}'],
     ['leading-zero-pre', '{{ semver "1.2.3-01" }}'],
@@ -65,8 +68,14 @@ export const sprigSemverDateCases: Case[] = [
   ]),
   ...group('dates', [
     ['date-unix', '{{ date "2006-01-02 15:04:05" 1700000000 }}'],
-    ['date-layouts', '{{ $t := toDate "2006-01-02 15:04:05" "2024-03-09 07:05:03" }}{{ date "Mon Monday Jan January 1 01 2 02 _2 06 2006 3 03 15 4 04 5 05 PM pm MST -0700 -07:00 -07 Z0700 Z07:00 002 __2" $t }}'],
-    ['date-frac', '{{ $t := toDate "2006-01-02T15:04:05.000Z07:00" "2024-03-09T07:05:03.120Z" }}{{ date ".000 .999 ,000 .0 .9 .000000" $t }}|{{ $t }}'],
+    [
+      'date-layouts',
+      '{{ $t := toDate "2006-01-02 15:04:05" "2024-03-09 07:05:03" }}{{ date "Mon Monday Jan January 1 01 2 02 _2 06 2006 3 03 15 4 04 5 05 PM pm MST -0700 -07:00 -07 Z0700 Z07:00 002 __2" $t }}',
+    ],
+    [
+      'date-frac',
+      '{{ $t := toDate "2006-01-02T15:04:05.000Z07:00" "2024-03-09T07:05:03.120Z" }}{{ date ".000 .999 ,000 .0 .9 .000000" $t }}|{{ $t }}',
+    ],
     ['date-literal-text', '{{ date "Jane is 2 Monkey 15h" 0 }}'],
     ['date-pm', '{{ date "3:04PM" (toDate "15:04" "23:59") }} {{ date "3:04PM" (toDate "15:04" "00:01") }}'],
     ['dateInZone-utc', '{{ dateInZone "2006-01-02 15:04 MST" 1700000000 "UTC" }}'],
@@ -74,10 +83,19 @@ export const sprigSemverDateCases: Case[] = [
     ['dateInZone-ny-summer', '{{ dateInZone "2006-01-02 15:04 MST" 1690000000 "America/New_York" }}'],
     ['dateInZone-la', '{{ dateInZone "15:04 MST" 1700000000 "America/Los_Angeles" }}'],
     ['dateInZone-kolkata-offset', '{{ dateInZone "15:04 -0700 Z07:00" 1700000000 "Asia/Kolkata" }}'],
-    ['dateInZone-berlin', '{{ dateInZone "15:04 MST" 1700000000 "Europe/Berlin" }} {{ dateInZone "15:04 MST" 1690000000 "Europe/Berlin" }}'],
-    ['dateInZone-adelaide-dst', '{{ dateInZone "MST Z07:00" 1700000000 "Australia/Adelaide" }} {{ dateInZone "MST Z07:00" 1690000000 "Australia/Adelaide" }}'],
+    [
+      'dateInZone-berlin',
+      '{{ dateInZone "15:04 MST" 1700000000 "Europe/Berlin" }} {{ dateInZone "15:04 MST" 1690000000 "Europe/Berlin" }}',
+    ],
+    [
+      'dateInZone-adelaide-dst',
+      '{{ dateInZone "MST Z07:00" 1700000000 "Australia/Adelaide" }} {{ dateInZone "MST Z07:00" 1690000000 "Australia/Adelaide" }}',
+    ],
     ['dateInZone-ny-1969', '{{ dateInZone "2006-01-02 MST" -86400 "America/New_York" }}'],
-    ['toDate-abbrev-and-offset', '{{ toDate "MST -0700 2006" "MST -0700 2023" }} {{ toDate "MST -0700 2006" "XYZ +0000 2023" }} {{ toDate "MST -0700 2006" "UTC +0000 2023" }}'],
+    [
+      'toDate-abbrev-and-offset',
+      '{{ toDate "MST -0700 2006" "MST -0700 2023" }} {{ toDate "MST -0700 2006" "XYZ +0000 2023" }} {{ toDate "MST -0700 2006" "UTC +0000 2023" }}',
+    ],
     ['dateInZone-tokyo', '{{ dateInZone "15:04 MST" 1700000000 "Asia/Tokyo" }}'],
     ['dateInZone-bad-zone', '{{ dateInZone "15:04 MST" 1700000000 "Nowhere/Zone" }}'],
     ['dateInZone-lowercase-zone', '{{ dateInZone "15:04 MST" 1700000000 "america/new_york" }}'],
@@ -111,7 +129,10 @@ export const sprigSemverDateCases: Case[] = [
     ['dateModify-nontime', '{{ dateModify "1h" "2024-01-01" }}'],
     ['duration', '{{ duration "95" }} {{ duration "3700" }} {{ duration "0" }} {{ duration "bad" }} {{ duration "86400" }}'],
     ['duration-int', '{{ duration 95 }}'],
-    ['durationRound', '{{ durationRound "2h10m" }} {{ durationRound "400h" }} {{ durationRound "9000h" }} {{ durationRound "45s" }} {{ durationRound "1s" }} {{ durationRound "-3m" }} {{ durationRound "bad" }}'],
+    [
+      'durationRound',
+      '{{ durationRound "2h10m" }} {{ durationRound "400h" }} {{ durationRound "9000h" }} {{ durationRound "45s" }} {{ durationRound "1s" }} {{ durationRound "-3m" }} {{ durationRound "bad" }}',
+    ],
     ['date-from-json-float-is-now', '{{ date "2006" .ts | len }}', d],
     ['date-from-int-data', '{{ date "2006-01-02" (int .ts) }}', d],
     ['toDate-date-chain', '{{ toDate "2006-01-02" "2020-02-29" | date "Monday, January 2" }}'],

@@ -22,7 +22,9 @@ export interface ClusterInfo {
 export function clusterInfo(): ClusterInfo {
   const path = process.env.TEMPLATE_SYNC_TEST_CLUSTER
   if (!path) {
-    throw new Error('TEMPLATE_SYNC_TEST_CLUSTER is not set: run integration tests through "npm run test:integration" (test/cluster/run-with-cluster.ts)')
+    throw new Error(
+      'TEMPLATE_SYNC_TEST_CLUSTER is not set: run integration tests through "npm run test:integration" (test/cluster/run-with-cluster.ts)',
+    )
   }
   return JSON.parse(readFileSync(path, 'utf8')) as ClusterInfo
 }
@@ -61,8 +63,32 @@ export function issueServingCert(sans: readonly string[], days = 2): { cert: str
   run(['req', '-new', '-key', 'tls.key', '-subj', '/CN=template-sync-webhook', '-out', 'tls.csr'])
   const san = sans.map((s) => (/^[0-9.]+$/.test(s) ? `IP:${s}` : `DNS:${s}`)).join(',')
   writeFileSync(join(dir, 'tls.ext'), `subjectAltName=${san}\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\n`)
-  run(['x509', '-req', '-in', 'tls.csr', '-CA', info.caCert, '-CAkey', info.caKey, '-CAcreateserial', '-CAserial', join(dir, 'ca.srl'), '-days', String(days), '-sha256', '-extfile', 'tls.ext', '-out', 'tls.crt'])
-  return { cert: readFileSync(join(dir, 'tls.crt'), 'utf8'), key: readFileSync(join(dir, 'tls.key'), 'utf8'), ca: readFileSync(info.caCert, 'utf8'), dir }
+  run([
+    'x509',
+    '-req',
+    '-in',
+    'tls.csr',
+    '-CA',
+    info.caCert,
+    '-CAkey',
+    info.caKey,
+    '-CAcreateserial',
+    '-CAserial',
+    join(dir, 'ca.srl'),
+    '-days',
+    String(days),
+    '-sha256',
+    '-extfile',
+    'tls.ext',
+    '-out',
+    'tls.crt',
+  ])
+  return {
+    cert: readFileSync(join(dir, 'tls.crt'), 'utf8'),
+    key: readFileSync(join(dir, 'tls.key'), 'utf8'),
+    ca: readFileSync(info.caCert, 'utf8'),
+    dir,
+  }
 }
 
 /** Polls until fn returns a value other than undefined, or fails with what it was waiting for. */
@@ -76,7 +102,8 @@ export async function eventually<T>(what: string, fn: () => Promise<T | undefine
     } catch (e) {
       last = e
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: last error ${String(last)}` : ''}`)
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: last error ${String(last)}` : ''}`)
     await new Promise((r) => setTimeout(r, intervalMs))
   }
 }

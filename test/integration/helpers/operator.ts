@@ -23,7 +23,9 @@ export async function installCrds(client: KubeClient): Promise<void> {
       query: { fieldManager: 'template-sync-test', force: true },
     })
     await eventually(`CRD ${name} established`, async () => {
-      const got = await client.get<{ status?: { conditions?: { type: string; status: string }[] } }>(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`)
+      const got = await client.get<{ status?: { conditions?: { type: string; status: string }[] } }>(
+        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`,
+      )
       return got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined
     })
   }
@@ -37,7 +39,9 @@ export interface RunningManager {
   stop(): Promise<void>
 }
 
-export async function startManager(opts: { instanceOptions?: Partial<InstanceReconcilerOptions>; client?: KubeClient } = {}): Promise<RunningManager> {
+export async function startManager(
+  opts: { instanceOptions?: Partial<InstanceReconcilerOptions>; client?: KubeClient } = {},
+): Promise<RunningManager> {
   const client = opts.client ?? KubeClient.fromFile(clusterInfo().kubeconfig, 'template-sync')
   const events: RunningManager['events'] = []
   const sink: EventSink = {
@@ -70,7 +74,9 @@ export const templatePath = (ns: string, name = ''): string => `${base}/namespac
 export const instancePath = (ns: string, name = ''): string => `${base}/namespaces/${ns}/templateinstances${name ? `/${name}` : ''}`
 
 export async function createTemplate(client: KubeClient, ns: string, name: string, spec: TemplateSpec): Promise<Template> {
-  return client.request<Template>('POST', templatePath(ns), { body: { apiVersion: API_VERSION, kind: 'Template', metadata: { name, namespace: ns }, spec } })
+  return client.request<Template>('POST', templatePath(ns), {
+    body: { apiVersion: API_VERSION, kind: 'Template', metadata: { name, namespace: ns }, spec },
+  })
 }
 
 export async function patchTemplateSpec(client: KubeClient, ns: string, name: string, spec: Partial<TemplateSpec>): Promise<void> {
@@ -78,7 +84,9 @@ export async function patchTemplateSpec(client: KubeClient, ns: string, name: st
 }
 
 export async function createInstance(client: KubeClient, ns: string, name: string, spec: TemplateInstanceSpec): Promise<TemplateInstance> {
-  return client.request<TemplateInstance>('POST', instancePath(ns), { body: { apiVersion: API_VERSION, kind: 'TemplateInstance', metadata: { name, namespace: ns }, spec } })
+  return client.request<TemplateInstance>('POST', instancePath(ns), {
+    body: { apiVersion: API_VERSION, kind: 'TemplateInstance', metadata: { name, namespace: ns }, spec },
+  })
 }
 
 export async function getInstance(client: KubeClient, ns: string, name: string): Promise<TemplateInstance | undefined> {
@@ -90,7 +98,15 @@ export function condition(obj: { status?: { conditions?: Condition[] } } | undef
 }
 
 /** Waits until the instance has condition `type` with `status` (and `reason`, when given). */
-export async function waitForCondition(client: KubeClient, ns: string, name: string, type: string, status: string, reason?: string, timeoutMs = 30_000): Promise<TemplateInstance> {
+export async function waitForCondition(
+  client: KubeClient,
+  ns: string,
+  name: string,
+  type: string,
+  status: string,
+  reason?: string,
+  timeoutMs = 30_000,
+): Promise<TemplateInstance> {
   let last: Condition | undefined
   try {
     return await eventually(
@@ -108,7 +124,15 @@ export async function waitForCondition(client: KubeClient, ns: string, name: str
   }
 }
 
-export async function waitForTemplateCondition(client: KubeClient, ns: string, name: string, type: string, status: string, reason?: string, timeoutMs = 30_000): Promise<Template> {
+export async function waitForTemplateCondition(
+  client: KubeClient,
+  ns: string,
+  name: string,
+  type: string,
+  status: string,
+  reason?: string,
+  timeoutMs = 30_000,
+): Promise<Template> {
   return eventually(
     `Template ${ns}/${name} ${type}=${status}`,
     async () => {
@@ -124,7 +148,11 @@ export async function waitForTemplateCondition(client: KubeClient, ns: string, n
 /** Deletes an instance and waits until it is gone (its cleanup finished). */
 export async function deleteInstance(client: KubeClient, ns: string, name: string, timeoutMs = 30_000): Promise<void> {
   await client.request('DELETE', instancePath(ns, name)).catch(() => {})
-  await eventually(`TemplateInstance ${ns}/${name} gone`, async () => ((await getInstance(client, ns, name)) === undefined ? true : undefined), timeoutMs)
+  await eventually(
+    `TemplateInstance ${ns}/${name} gone`,
+    async () => ((await getInstance(client, ns, name)) === undefined ? true : undefined),
+    timeoutMs,
+  )
 }
 
 /** A ConfigMap manifest template, for Templates in tests. */
