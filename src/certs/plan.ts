@@ -125,7 +125,7 @@ export function planCertificates(stored: StoredCerts, settings: PlanSettings): P
       if (c) pemOf.set(c, pem)
       return c
     })
-    .filter((c): c is X509Certificate => c !== undefined && c.ca && notAfter(c) > now)
+    .filter((c): c is X509Certificate => c?.ca === true && notAfter(c) > now)
   const oldSigner = usableSigner(stored.signer, settings.now)
   const oldSignerCert = oldSigner ? parse(oldSigner.certPem) : undefined
   if (oldSigner && oldSignerCert) pemOf.set(oldSignerCert, oldSigner.certPem)

@@ -205,7 +205,7 @@ export class InstanceReconciler {
   async reconcile(namespace: string, name: string): Promise<ReconcileResult> {
     const key = `${namespace}/${name}`
     const inst = this.deps.getInstance(namespace, name)
-    if (!inst || !inst.metadata?.uid) {
+    if (!inst?.metadata?.uid) {
       this.forget(key)
       return {}
     }

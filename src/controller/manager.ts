@@ -259,7 +259,7 @@ export class Manager {
     this.resyncTimer = setInterval(() => {
       // Spread the resync so it never becomes a burst.
       const keys = this.instances.list().map((i) => keyOf(i.metadata?.namespace, i.metadata?.name))
-      keys.forEach((k, idx) => this.instanceQueue.addAfter(k, Math.floor((idx / Math.max(1, keys.length)) * resync * 0.5)))
+      for (const [idx, k] of keys.entries()) this.instanceQueue.addAfter(k, Math.floor((idx / Math.max(1, keys.length)) * resync * 0.5))
     }, resync)
     this.resyncTimer.unref()
     const log = (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Readonly<Record<string, unknown>>): void =>

@@ -13,6 +13,7 @@ export interface HandlerResult {
   readonly requeueAfterMs?: number
 }
 
+// biome-ignore lint/suspicious/noConfusingVoidType: handlers that never requeue are plain async functions
 export type KeyHandler<K extends string> = (key: K) => Promise<HandlerResult | void>
 
 export interface RunWorkersOptions {

@@ -66,7 +66,7 @@ function isObj(v: unknown): v is Obj {
 function recordLeaf(a: unknown, b: unknown, walk: Walk): void {
   if (a === undefined) return record(walk, 'added')
   if (b === undefined) return record(walk, 'removed')
-  if (a !== a && b !== b) return // NaN
+  if (Number.isNaN(a) && Number.isNaN(b)) return
   record(walk, 'changed')
 }
 

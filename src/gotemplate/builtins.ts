@@ -54,7 +54,6 @@ function index(item: GoValue, ...indexes: GoValue[]): GoValue {
       if (x === b.length) return fail('reflect: string index out of range')
       v = BigInt(b[x] ?? 0)
       isByte = true
-      continue
     } else if (Array.isArray(v)) {
       const list = v as readonly GoValue[]
       const x = indexArg(idx, list.length)

@@ -554,7 +554,7 @@ export class Executor {
     if (spec === andSpec || spec === orSpec) {
       // Short circuit: stop at the first argument that decides the result.
       const isOr = spec === orSpec
-      let v: GoValue = undefined
+      let v: GoValue
       for (let i = 1; i <= nArgs; i++) {
         v = this.evalArg(f, dot, dotIface, 'value', (args as readonly ArgNode[])[i] as ArgNode)
         if (isTrue(v) === isOr) return v

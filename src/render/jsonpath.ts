@@ -100,17 +100,10 @@ function parseName(path: string, start: number, steps: PathStep[], fail: (at: nu
     steps.push({ kind: 'wildcard' })
     return i
   }
-  return pushField(path, start, name, steps, fail, i)
+  return pushField(start, name, steps, fail, i)
 }
 
-function pushField(
-  path: string,
-  at: number,
-  name: string,
-  steps: PathStep[],
-  fail: (at: number, d: string) => never,
-  next: number,
-): number {
+function pushField(at: number, name: string, steps: PathStep[], fail: (at: number, d: string) => never, next: number): number {
   if (UNADDRESSABLE.test(name)) {
     fail(at, `field name ${JSON.stringify(name)} contains a character that cannot be addressed: ' " [ ] , ; # @ ( ) % ^ \``)
   }
@@ -138,7 +131,7 @@ function parseBracket(path: string, open: number, steps: PathStep[], fail: (at: 
       i++
     }
     if (path.charAt(i + 1) !== ']') fail(i + 1, 'expected "]" after a quoted field name')
-    return pushField(path, open + 1, name, steps, fail, i + 2)
+    return pushField(open + 1, name, steps, fail, i + 2)
   }
   const close = path.indexOf(']', open)
   if (close < 0) fail(open, 'unterminated "["')

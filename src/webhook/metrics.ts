@@ -2,7 +2,7 @@
 // src/controller/metrics.ts. Built by the composition root and passed down;
 // nothing here is created at import time.
 
-import { Counter, Gauge, Histogram, Registry } from '../controller/metrics.ts'
+import { type Counter, type Gauge, type Histogram, Registry } from '../controller/metrics.ts'
 
 /** What a cache exposes to metrics: the Reflector has all of these. */
 export interface ObservedCache {

@@ -86,7 +86,7 @@ t.test('create, get and watch a ConfigMap', async (t) => {
   ac.abort()
   await watching
   const modified = events.find((e) => e.type === 'MODIFIED')
-  t.same((modified?.object as { data?: unknown }).data, { a: '2' })
+  t.same((modified?.object as { data?: unknown } | undefined)?.data, { a: '2' })
 })
 
 t.test('server-side apply with a field manager, then a dry-run apply that changes nothing', async (t) => {

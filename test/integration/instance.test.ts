@@ -80,8 +80,8 @@ t.test('renders, applies with ownership metadata and reports status', async (t) 
   })
   const inst = await waitForCondition(client, ns, 'app1', 'Ready', 'True')
   const cm = await getCm(ns, 'app1-cfg')
-  t.equal((cm?.data as Record<string, string>).owner, 'alice')
-  t.equal((cm?.data as Record<string, string>).replicas, '2')
+  t.equal((cm?.data as Record<string, string> | undefined)?.owner, 'alice')
+  t.equal((cm?.data as Record<string, string> | undefined)?.replicas, '2')
   const labels = cm?.metadata.labels ?? {}
   t.equal(labels[LABEL_INSTANCE], 'app1')
   t.equal(labels[LABEL_INSTANCE_UID], created.metadata?.uid)
@@ -181,7 +181,11 @@ t.test('parameter errors carry the documented reasons', async (t) => {
   const r5 = await waitForCondition(client, ns, 'unresolved', 'ParametersValid', 'False', 'ParameterResolutionFailed')
   t.match(condition(r5, 'ParametersValid')?.message, /absent/)
   await waitForCondition(client, ns, 'defaulted', 'Ready', 'True')
-  t.equal(((await getCm(ns, 'defaulted'))?.data as Record<string, string>).c, 'fallback', 'defaultValue used when the source is missing')
+  t.equal(
+    ((await getCm(ns, 'defaulted'))?.data as Record<string, string> | undefined)?.c,
+    'fallback',
+    'defaultValue used when the source is missing',
+  )
   for (const n of ['missing-required', 'override', 'mistyped', 'unknown', 'unresolved']) {
     t.equal(await getCm(ns, n), undefined, `${n}: nothing rendered`)
   }
@@ -191,7 +195,7 @@ t.test('parameter errors carry the documented reasons', async (t) => {
   })
   await patchTemplateSpec(client, ns, 'p', { sync: { mode: 'revert' } })
   await waitForCondition(client, ns, 'unresolved', 'Ready', 'True')
-  t.equal(((await getCm(ns, 'unresolved'))?.data as Record<string, string>).c, 'now-here')
+  t.equal(((await getCm(ns, 'unresolved'))?.data as Record<string, string> | undefined)?.c, 'now-here')
 })
 
 t.test('a Template edit that changes the rendered set prunes the old object and creates the new one', async (t) => {
@@ -264,7 +268,7 @@ t.test('an existing object without ownership is never adopted; a pre-annotated o
   })
   await waitForCondition(client, ns, 'adopter', 'Ready', 'True')
   const adopted = await getCm(ns, 'adopt')
-  t.equal((adopted?.data as Record<string, string>).rendered, 'yes', 'adopted object now rendered')
+  t.equal((adopted?.data as Record<string, string> | undefined)?.rendered, 'yes', 'adopted object now rendered')
   t.ok(adopted?.metadata.labels?.[LABEL_INSTANCE_UID], 'ownership stamped')
 
   // A second instance rendering the same object gets the same conflict.
@@ -312,7 +316,7 @@ t.test('the dry-run gate keeps the previous objects when the new render is rejec
   })
   const failed = await waitForCondition(client, ns, 'i', 'Applied', 'False', 'DryRunFailed')
   t.match(condition(failed, 'Applied')?.message, /ConfigMap .*two/)
-  t.equal(((await getCm(ns, 'one'))?.data as Record<string, string>).a, '1', 'nothing applied, not even the valid object')
+  t.equal(((await getCm(ns, 'one'))?.data as Record<string, string> | undefined)?.a, '1', 'nothing applied, not even the valid object')
   t.ok(await getCm(ns, 'two'), 'previous object kept')
   t.same(failed.status?.renderedResources?.map((r) => r.name).sort(), ['one', 'two'], 'renderedResources unchanged')
 })

@@ -141,7 +141,7 @@ function check(schema: JSONSchemaProps, value: unknown, path: string, seen: Set<
   }
   if (Array.isArray(value)) {
     if (schema.maxItems !== undefined && value.length > schema.maxItems) out.push(`${path}: more than ${schema.maxItems} items`)
-    value.forEach((item, i) => check(schema.items ?? {}, item, `${path}[${i}]`, seen, out))
+    for (const [i, item] of value.entries()) check(schema.items ?? {}, item, `${path}[${i}]`, seen, out)
     return
   }
   if (ty === 'object') {

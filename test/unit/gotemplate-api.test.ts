@@ -159,6 +159,7 @@ t.test('toGoValue decodes like encoding/json into interface{}', async (t) => {
   t.equal(v.z, null)
   t.same(v.l, [1, 'a', null])
   t.ok(Object.hasOwn(v, '__proto__'))
+  // biome-ignore lint/suspicious/noProto: the test is about a data key named __proto__
   t.ok(isMap(v['__proto__'] as GoValue))
   t.equal(execute(parse('t', '{{.n}} {{index . "__proto__" "k"}}'), v), '3 1')
 })

@@ -163,7 +163,7 @@ const failures: FailureCase[] = [
       },
     ],
     reason: 'ParameterResolutionFailed',
-    message: /from example\.com\/v1 Widget list in every namespace jsonPath "\.items\[\*\]\.metadata\.name": Widget  not found/,
+    message: /from example\.com\/v1 Widget list in every namespace jsonPath "\.items\[\*\]\.metadata\.name": Widget {2}not found/,
   },
   {
     name: 'a number that does not parse',

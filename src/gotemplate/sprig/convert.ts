@@ -100,7 +100,7 @@ export function parseGoFloat(s: string): number | undefined {
 
 /** Go's float64 to int64 conversion on amd64: truncation, and the minimum int64 when out of range. */
 export function floatToInt64(f: number): bigint {
-  if (!Number.isFinite(f) || f >= 9223372036854775808 || f < -9223372036854775808) return MIN_INT64
+  if (!Number.isFinite(f) || f >= 2 ** 63 || f < -(2 ** 63)) return MIN_INT64
   return BigInt(Math.trunc(f))
 }
 

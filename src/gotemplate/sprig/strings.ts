@@ -226,7 +226,7 @@ export function splitN(s: string, sep: string, n: number): string[] {
 
 function indexMap(parts: readonly string[]): GoValue {
   const m = newMap()
-  parts.forEach((p, i) => setKey(m, '_' + String(i), p))
+  for (const [i, p] of parts.entries()) setKey(m, '_' + String(i), p)
   return tagType(m, 'map[string]string')
 }
 

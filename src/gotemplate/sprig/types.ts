@@ -69,7 +69,7 @@ export function goKindOf(v: GoValue): string {
   }
   if (v instanceof GoTime) return 'struct'
   const tag = typeTags.get(v)
-  if (tag !== undefined && tag.startsWith('*')) return 'ptr'
+  if (tag?.startsWith('*')) return 'ptr'
   if (Array.isArray(v)) return 'slice'
   // A tag that is neither a slice nor a map type names a struct (sprig.certificate).
   return tag === undefined || tag.startsWith('map[') ? 'map' : 'struct'

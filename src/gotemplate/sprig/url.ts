@@ -42,7 +42,7 @@ function shouldEscape(c: number, mode: Mode): boolean {
 
 const HEX = '0123456789ABCDEF'
 
-function escape(s: string, mode: Mode): string {
+function urlEscape(s: string, mode: Mode): string {
   let out = ''
   for (const c of utf8(s)) {
     if (shouldEscape(c, mode)) out += c === 0x20 && mode === 'query' ? '+' : '%' + HEX[c >> 4] + HEX[c & 15]
@@ -51,7 +51,7 @@ function escape(s: string, mode: Mode): string {
   return out
 }
 
-function unescape(s: string, mode: Mode): string {
+function urlUnescape(s: string, mode: Mode): string {
   const b = utf8(s)
   const out: number[] = []
   for (let i = 0; i < b.length; i++) {
@@ -93,7 +93,7 @@ function parseHost(host: string): string {
     const colonPort = host.slice(i)
     if (!validOptionalPort(colonPort)) throw new URLError(`invalid port ${quoteGo(colonPort)} after host`)
   }
-  return unescape(host, 'host')
+  return urlUnescape(host, 'host')
 }
 
 interface ParsedURL {
@@ -173,20 +173,23 @@ export function parseURL(raw: string): ParsedURL {
           const colon = userinfo.indexOf(':')
           u.user =
             colon < 0
-              ? { username: unescape(userinfo, 'userinfo') }
-              : { username: unescape(userinfo.slice(0, colon), 'userinfo'), password: unescape(userinfo.slice(colon + 1), 'userinfo') }
+              ? { username: urlUnescape(userinfo, 'userinfo') }
+              : {
+                  username: urlUnescape(userinfo.slice(0, colon), 'userinfo'),
+                  password: urlUnescape(userinfo.slice(colon + 1), 'userinfo'),
+                }
         }
       }
-      u.path = unescape(rest, 'path')
+      u.path = urlUnescape(rest, 'path')
     }
   }
-  u.fragment = unescape(frag, 'fragment')
+  u.fragment = urlUnescape(frag, 'fragment')
   return u
 }
 
 function userString(user: { username: string; password?: string }): string {
-  let s = escape(user.username, 'userinfo')
-  if (user.password !== undefined) s += ':' + escape(user.password, 'userinfo')
+  let s = urlEscape(user.username, 'userinfo')
+  if (user.password !== undefined) s += ':' + urlEscape(user.password, 'userinfo')
   return s
 }
 
@@ -251,15 +254,15 @@ function urlJoin(d: GoMap | null): string {
     if (scheme !== '' || host !== '' || user !== undefined) {
       if (host !== '' || path !== '' || user !== undefined) out += '//'
       if (user !== undefined) out += userString(user) + '@'
-      if (host !== '') out += escape(host, 'host')
+      if (host !== '') out += urlEscape(host, 'host')
     }
-    const p = path === '*' ? '*' : escape(path, 'path')
+    const p = path === '*' ? '*' : urlEscape(path, 'path')
     if (p !== '' && p[0] !== '/' && host !== '') out += '/'
     if (out === '' && (p.split('/')[0] ?? '').includes(':')) out += './'
     out += p
   }
   if (rawQuery !== '') out += '?' + rawQuery
-  if (fragment !== '') out += '#' + escape(fragment, 'fragment')
+  if (fragment !== '') out += '#' + urlEscape(fragment, 'fragment')
   return out
 }
 
