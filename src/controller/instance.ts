@@ -45,6 +45,16 @@ import { instanceStatusPath, writeStatus } from './status.ts'
 import type { RenderPipeline, SourceRef } from './pipeline.ts'
 import { refKey, refOf } from './identity.ts'
 import { gvkString, parseGvkString } from '../render/identity.ts'
+import {
+  DEFAULT_FIGHT_OPTIONS,
+  fightStep,
+  formatDuration,
+  pendingWait,
+  type FightEvent,
+  type FightOptions,
+  type FightState,
+  type FightStep,
+} from './fight.ts'
 import { extractOutputs, outputSourceRefs } from '../outputs/extract.ts'
 
 export interface EventSink {
@@ -59,23 +69,22 @@ export interface KubeObjectRef {
 }
 
 export interface InstanceReconcilerOptions {
-  /**
-   * Consecutive quick re-drifts of one object (each within `conflictWindowMs`
-   * of our previous correction) that mark a fight with another writer.
-   */
+  /** Quick re-drifts of one object in a row (see conflictWindowMs) from which a fight is reported as DriftConflict. */
   conflictThreshold: number
+  /** A re-drift within this long after our correction is quick; a correction that holds this long ends a fight. */
   conflictWindowMs: number
-  /** First delay before correcting an object that drifted again right after a correction; doubles per quick re-drift. */
+  /** Wait before correcting an object that drifted again right after a correction; doubles per quick re-drift. */
   correctionBackoffMs: number
+  /** Cap of that wait: under a fight the rendered state is applied again at least this often. */
   correctionBackoffMaxMs: number
   templateNotFoundRequeueMs: number
 }
 
 export const DEFAULT_INSTANCE_OPTIONS: InstanceReconcilerOptions = {
-  conflictThreshold: 5,
-  conflictWindowMs: 10_000,
-  correctionBackoffMs: 100,
-  correctionBackoffMaxMs: 10_000,
+  conflictThreshold: DEFAULT_FIGHT_OPTIONS.threshold,
+  conflictWindowMs: DEFAULT_FIGHT_OPTIONS.windowMs,
+  correctionBackoffMs: DEFAULT_FIGHT_OPTIONS.backoffMs,
+  correctionBackoffMaxMs: DEFAULT_FIGHT_OPTIONS.backoffMaxMs,
   templateNotFoundRequeueMs: 30_000,
 }
 
@@ -101,19 +110,12 @@ interface AppliedRecord {
   result: KubeObject
 }
 
-interface ConflictRecord {
-  manager: string
-  inputs: string
-}
-
 /** What the reconciler remembers about one instance between reconciles (never persisted). */
 interface Memory {
   uid: string
   applied: Map<string, AppliedRecord>
-  /** Per object: time of our last correction and how many quick re-drifts in a row. */
-  corrections: Map<string, { last: number; streak: number }>
-  /** Objects in a reported fight, by resource key. */
-  conflicts: Map<string, ConflictRecord>
+  /** Per object that drifted back after a correction: the backoff state (./fight.ts). */
+  fights: Map<string, FightState>
   /** Bumped by parameter-source watch events; part of the render memo key. */
   sourceEpoch: number
   renderMemo?: {
@@ -158,10 +160,17 @@ export class InstanceReconciler {
   private readonly opts: InstanceReconcilerOptions
   private readonly memory = new Map<string, Memory>()
   private readonly ignoreCache = new Map<string, CompiledIgnore>()
+  private readonly fight: FightOptions
 
   constructor(deps: InstanceDeps) {
     this.deps = deps
     this.opts = { ...DEFAULT_INSTANCE_OPTIONS, ...(deps.options ?? {}) }
+    this.fight = {
+      windowMs: this.opts.conflictWindowMs,
+      threshold: this.opts.conflictThreshold,
+      backoffMs: this.opts.correctionBackoffMs,
+      backoffMaxMs: this.opts.correctionBackoffMaxMs,
+    }
   }
 
   /** Called by the manager when a parameter source of the instance changed. */
@@ -172,6 +181,10 @@ export class InstanceReconciler {
 
   forget(instanceKey: string): void {
     this.memory.delete(instanceKey)
+    this.releaseWatches(instanceKey)
+  }
+
+  private releaseWatches(instanceKey: string): void {
     this.deps.drift.release(instanceKey)
     this.deps.sources.release(instanceKey)
   }
@@ -179,7 +192,7 @@ export class InstanceReconciler {
   private mem(key: string, uid: string): Memory {
     let m = this.memory.get(key)
     if (!m || m.uid !== uid) {
-      m = { uid, applied: new Map(), corrections: new Map(), conflicts: new Map(), sourceEpoch: 0 }
+      m = { uid, applied: new Map(), fights: new Map(), sourceEpoch: 0 }
       this.memory.set(key, m)
     }
     return m
@@ -268,8 +281,7 @@ export class InstanceReconciler {
   }
 
   private async finalize(key: string, inst: TemplateInstance): Promise<ReconcileResult> {
-    this.deps.drift.release(key)
-    this.deps.sources.release(key)
+    this.releaseWatches(key)
     if (!(inst.metadata?.finalizers ?? []).includes(FINALIZER_INSTANCE)) {
       this.memory.delete(key)
       return {}
@@ -321,13 +333,19 @@ export class InstanceReconciler {
       conds = setCondition(conds, { ...u, ...(gen !== undefined ? { observedGeneration: gen } : {}) }, now)
     }
     const status: TemplateInstanceStatus = { ...prev }
-    const finish = async (result: ReconcileResult = {}): Promise<ReconcileResult> => {
+    const nowMs = now.getTime()
+    let requeueAfter: number | undefined
+    const wake = (ms: number): void => {
+      requeueAfter = Math.min(requeueAfter ?? Infinity, ms)
+    }
+    // Without an explicit result, come back when the earliest wait (a backoff, a recheck) is over.
+    const finish = async (result?: ReconcileResult): Promise<ReconcileResult> => {
       set(deriveReadyCondition(conds))
       status.conditions = [...conds]
       status.phase = deriveInstancePhase(conds)
       if (gen !== undefined && status.phase === 'Ready') status.observedGeneration = gen
       await writeStatus(this.deps.client, instanceStatusPath(ns, name), prev as Record<string, unknown>, status as Record<string, unknown>)
-      return result
+      return result ?? (requeueAfter !== undefined ? { requeueAfterMs: requeueAfter } : {})
     }
 
     // 1. Template
@@ -340,8 +358,7 @@ export class InstanceReconciler {
         reason: Reason.TemplateNotFound,
         message: `Template ${ref.namespace}/${ref.name} not found`,
       })
-      this.deps.drift.release(key)
-      this.deps.sources.release(key)
+      this.releaseWatches(key)
       return finish({ requeueAfterMs: this.opts.templateNotFoundRequeueMs })
     }
     set({
@@ -356,8 +373,8 @@ export class InstanceReconciler {
 
     // 2. Frozen (off after the first clean pass): touch nothing but the mode label.
     if (mode === 'off' && prev.firstAppliedAt) {
-      this.deps.drift.release(key)
-      this.deps.sources.release(key)
+      this.releaseWatches(key)
+      m.fights.clear()
       const missing = await this.maintainFrozen(inst, trackedGVKs, prev.renderedResources ?? [])
       await this.refreshOutputs(template, inst, status, set, { frozen: true, values: {}, rendered: prev.renderedResources ?? [] })
       set({
@@ -375,8 +392,7 @@ export class InstanceReconciler {
     const policy = this.deps.pipeline.checkTargetNamespace(template, ns, this.deps.getNamespaceLabels(ns))
     if (!policy.allowed) {
       set({ type: C.TargetNamespaceAllowed, status: 'False', reason: policy.reason, message: policy.message })
-      this.deps.drift.release(key)
-      this.deps.sources.release(key)
+      this.releaseWatches(key)
       return finish()
     }
     set({ type: C.TargetNamespaceAllowed, status: 'True', reason: Reason.Success, message: '' })
@@ -433,10 +449,11 @@ export class InstanceReconciler {
     } else {
       status.trackedGVKs = trackedGVKs
     }
+    const tracked = status.trackedGVKs
 
     // 6. Drift watches for revert/strict; released under off.
     const guarded = mode === 'revert' || mode === 'strict'
-    this.deps.drift.setOwnerKeys(key, guarded ? status.trackedGVKs : [])
+    this.deps.drift.setOwnerKeys(key, guarded ? tracked : [])
 
     // 7. Plan per object: live state, ownership, whether work is needed.
     interface Plan {
@@ -449,11 +466,8 @@ export class InstanceReconciler {
     }
     const plans: Plan[] = []
     const conflicts: string[] = []
-    // What a reported fight is tied to: it ends when the Template or the instance changes.
-    const inputsKey = hashOf([template.metadata?.generation, gen])
     const terminating: KubeObject[] = []
     const instRef = `${ns}/${name}`
-    let requeueAfter: number | undefined
     for (const obj of desired) {
       const rk = refKey(refOf(obj))
       const hash = hashOf(obj)
@@ -470,18 +484,22 @@ export class InstanceReconciler {
         continue
       }
       const rec = m.applied.get(rk)
-      if (live && rec && rec.desiredHash === hash && compare(rec.result, live, ignore).length === 0) {
-        // Back where we left it: any fight over this object is over.
-        m.conflicts.delete(rk)
+      const isCorrection = live !== undefined && rec?.desiredHash === hash
+      if (isCorrection && compare(rec.result, live, ignore).length === 0) {
+        // Back where we left it.
+        this.fightEvent(inst, m, rk, obj, { type: 'calm', now: nowMs }, wake)
         continue
       }
-      // In a reported fight, stop even the dry-runs until the inputs change.
-      if (m.conflicts.get(rk)?.inputs === inputsKey) continue
+      // A correction waiting out its backoff: not even a dry-run before it is due.
+      const waiting = isCorrection ? pendingWait(m.fights.get(rk), nowMs, this.fight) : 0
+      if (waiting > 0) {
+        wake(waiting)
+        continue
+      }
       // Drift only in fields we set means our apply certainly changes them
       // back: no need to ask the server first. Anything else (new render,
       // fields of other managers) goes through the dry-run.
-      const direct =
-        live !== undefined && rec !== undefined && rec.desiredHash === hash && driftOnlyInOwnFields(rec.result, live, obj, ignore)
+      const direct = isCorrection && driftOnlyInOwnFields(rec.result, live, obj, ignore)
       plans.push({ obj, key: rk, hash, live, intent: live ? preserveIgnoredFields(obj, live, ignore) : obj, direct })
     }
     if (conflicts.length > 0) {
@@ -504,7 +522,7 @@ export class InstanceReconciler {
       } catch (e) {
         this.deps.log.warn({ instance: key, object: describe(refOf(t)), err: apiMessage(e) }, 'could not release deleted object')
       }
-      requeueAfter = 500
+      wake(500)
     }
 
     // 8. Dry-run gate and drift check: nothing is applied unless every object passes.
@@ -525,8 +543,7 @@ export class InstanceReconciler {
       }
     }
 
-    // 9. Apply what differs, with fight detection for repeated corrections.
-    for (const [k, c] of m.conflicts) if (c.inputs !== inputsKey) m.conflicts.delete(k)
+    // 9. Apply what differs; a correction of an object that keeps drifting back waits out its backoff (./fight.ts).
     const applyErrors: string[] = []
     const failedKeys = new Set<string>()
     for (const p of plans) {
@@ -538,51 +555,38 @@ export class InstanceReconciler {
         : []
       if (p.live && changes.length === 0) {
         if (would) m.applied.set(p.key, { desiredHash: p.hash, result: would })
-        m.conflicts.delete(p.key)
+        this.fightEvent(inst, m, p.key, p.obj, { type: 'calm', now: nowMs }, wake)
         continue
       }
       const isCorrection = p.live !== undefined && m.applied.get(p.key)?.desiredHash === p.hash
       if (isCorrection) {
-        if (m.conflicts.has(p.key)) continue
-        const nowMs = now.getTime()
-        const prevCorrection = m.corrections.get(p.key)
-        // A re-drift soon after our correction is a sign of another writer
-        // fighting us; occasional edits are simply reverted.
-        const quick = prevCorrection !== undefined && nowMs - prevCorrection.last < this.opts.conflictWindowMs
-        const streak = quick ? prevCorrection.streak + 1 : 1
-        if (streak > this.opts.conflictThreshold) {
-          const manager = lastOtherManager(p.live)
-          m.conflicts.set(p.key, { manager, inputs: inputsKey })
-          this.deps.events.warning(
-            inst,
-            Reason.DriftConflict,
-            `${describe(refOf(p.obj))} drifted again right after each of ${streak - 1} corrections; field manager "${manager}" keeps changing it; corrections stopped until the Template, the instance or the conflict changes`,
-          )
+        const drifted = this.fightEvent(inst, m, p.key, p.obj, { type: 'drift', now: nowMs, manager: lastOtherManager(p.live) }, wake)
+        if (drifted.action && !drifted.action.correct) {
+          wake(drifted.action.waitMs)
           continue
         }
-        if (quick && prevCorrection) {
-          const wait = Math.min(this.opts.correctionBackoffMs * 2 ** (streak - 2), this.opts.correctionBackoffMaxMs)
-          if (nowMs - prevCorrection.last < wait) {
-            requeueAfter = Math.min(requeueAfter ?? Infinity, wait - (nowMs - prevCorrection.last))
-            continue
-          }
-        }
-        m.corrections.set(p.key, { last: nowMs, streak })
       }
       try {
         const result = await this.deps.objects.apply(p.intent, { fieldManager: FIELD_MANAGER, force: true })
         m.applied.set(p.key, { desiredHash: p.hash, result })
         if (isCorrection) {
+          const done = this.fightEvent(inst, m, p.key, p.obj, { type: 'corrected', now: this.deps.now().getTime() }, wake)
           const paths = changes
             .slice(0, 10)
             .map((c) => c.path)
             .join(', ')
+          const after =
+            done.notice?.kind === 'resumed'
+              ? ` (after a ${formatDuration(done.notice.waitedMs)} backoff${done.notice.manager ? `: field manager "${done.notice.manager}" keeps changing it` : ''})`
+              : ''
           this.deps.events.normal(
             inst,
             'Reverted',
-            `reverted drift in ${describe(refOf(p.obj))}: ${paths}${changes.length > 10 ? ` and ${changes.length - 10} more` : ''}`,
+            `reverted drift in ${describe(refOf(p.obj))}: ${paths}${changes.length > 10 ? ` and ${changes.length - 10} more` : ''}${after}`,
           )
         } else {
+          // A new render or a first apply: whatever fight there was is about something else.
+          m.fights.delete(p.key)
           this.deps.events.normal(inst, p.live ? 'Updated' : 'Created', `${p.live ? 'updated' : 'created'} ${describe(refOf(p.obj))}`)
         }
       } catch (e) {
@@ -594,12 +598,14 @@ export class InstanceReconciler {
       set({ type: C.Applied, status: 'False', reason: Reason.ApplyFailed, message: applyErrors.slice(0, 5).join('; ') })
       this.deps.events.warning(inst, Reason.ApplyFailed, applyErrors[0] ?? '')
       status.renderedResources = this.resourceRefs(desired, m, failedKeys)
-      return finish({ requeueAfterMs: 5000 })
+      wake(5000)
+      return finish({ requeueAfterMs: requeueAfter ?? 5000 })
     }
 
     // 10. Orphans: objects of ours that the render no longer names.
     const desiredKeys = new Set(desired.map((o) => refKey(refOf(o))))
-    const owned = await this.ownedObjects(inst, status.trackedGVKs, guarded)
+    for (const k of m.fights.keys()) if (!desiredKeys.has(k)) m.fights.delete(k)
+    const owned = await this.ownedObjects(inst, tracked, guarded)
     const failedDeletes: ResourceReference[] = []
     for (const o of owned.objects) {
       const k = refKey(refOf(o))
@@ -624,8 +630,7 @@ export class InstanceReconciler {
       if (clean) {
         status.firstAppliedAt = toTimestamp(now)
         set({ type: C.Synced, status: 'False', reason: Reason.Frozen, message: `frozen since ${status.firstAppliedAt}: sync mode is off` })
-        this.deps.drift.release(key)
-        this.deps.sources.release(key)
+        this.releaseWatches(key)
       } else {
         set({
           type: C.Synced,
@@ -633,18 +638,21 @@ export class InstanceReconciler {
           reason: Reason.SyncPending,
           message: 'sync mode is off; applying until the first clean pass',
         })
-        requeueAfter = Math.min(requeueAfter ?? Infinity, 2000)
+        wake(2000)
       }
-    } else if (m.conflicts.size > 0) {
-      const parts = [...m.conflicts].slice(0, 5).map(([k, c]) => `field manager "${c.manager}" keeps changing ${describeKey(k)}`)
+    } else if ([...m.fights.values()].some((f) => f.conflict)) {
+      const parts = [...m.fights]
+        .filter(([, f]) => f.conflict)
+        .slice(0, 5)
+        .map(([k, f]) => `field manager "${f.conflict?.manager}" keeps changing ${describeKey(k)}`)
       set({
         type: C.Synced,
         status: 'False',
         reason: Reason.DriftConflict,
-        message: `${parts.join('; ')}; corrections stopped until the Template, the instance or the conflict changes`,
+        message: `${parts.join('; ')}; corrections continue with backoff (at least every ${formatDuration(this.fight.backoffMaxMs)}) until the object stays as rendered for ${formatDuration(this.fight.windowMs)}`,
       })
     } else {
-      const states = status.trackedGVKs.map((g) => this.deps.drift.state(g))
+      const states = tracked.map((g) => this.deps.drift.state(g))
       const failed = states.filter((s) => s.error !== undefined)
       const starting = states.filter((s) => !s.synced && s.error === undefined)
       if (failed.length > 0) {
@@ -652,7 +660,7 @@ export class InstanceReconciler {
         set({ type: C.Synced, status: 'False', reason: Reason.WatchFailed, message: `drift watch not running for ${msg}` })
         this.deps.events.warning(inst, Reason.WatchFailed, `drift watch not running for ${msg}`)
         this.deps.drift.retryFailed()
-        requeueAfter = Math.min(requeueAfter ?? Infinity, 10_000)
+        wake(10_000)
       } else if (starting.length > 0) {
         set({
           type: C.Synced,
@@ -660,7 +668,7 @@ export class InstanceReconciler {
           reason: Reason.SyncPending,
           message: `starting drift watches for ${starting.map((s) => s.key).join(', ')}`,
         })
-        requeueAfter = Math.min(requeueAfter ?? Infinity, 250)
+        wake(250)
       } else {
         set({
           type: C.Synced,
@@ -670,7 +678,42 @@ export class InstanceReconciler {
         })
       }
     }
-    return finish(requeueAfter !== undefined ? { requeueAfterMs: requeueAfter } : {})
+    return finish()
+  }
+
+  /**
+   * Feeds one observation of an object to its fight state (./fight.ts) and
+   * reports what came of it: the start and the end of a fight as Events, a
+   * later look as a requeue.
+   */
+  private fightEvent(
+    inst: TemplateInstance,
+    m: Memory,
+    key: string,
+    obj: KubeObject,
+    e: FightEvent,
+    wake: (ms: number) => void,
+  ): FightStep {
+    const r = fightStep(m.fights.get(key), e, this.fight)
+    if (r.state) m.fights.set(key, r.state)
+    else m.fights.delete(key)
+    if (r.recheckMs !== undefined) wake(r.recheckMs)
+    const what = describe(refOf(obj))
+    if (r.notice?.kind === 'conflict') {
+      this.deps.events.warning(
+        inst,
+        Reason.DriftConflict,
+        `${what} drifted again right after each of the last ${r.notice.streak} corrections; field manager "${r.notice.manager}" keeps changing it. ` +
+          `Corrections continue with backoff: the next in ${formatDuration(r.notice.nextInMs)}, later ones at least every ${formatDuration(this.fight.backoffMaxMs)}`,
+      )
+    } else if (r.notice?.kind === 'ended') {
+      this.deps.events.normal(
+        inst,
+        'DriftConflictResolved',
+        `${what} stayed as rendered for ${formatDuration(r.notice.calmMs)} after the last correction; the fight with field manager "${r.notice.manager}" is over and drift is corrected at once again`,
+      )
+    }
+    return r
   }
 
   /** Template outputs into status.outputs, live in every mode (frozen ones read recorded parameters only). */

@@ -11,7 +11,7 @@ import { LeaderElector } from '../kube/lease.ts'
 import { EventRecorder } from '../kube/events.ts'
 import { Registry } from '../controller/metrics.ts'
 import { Manager } from '../controller/manager.ts'
-import type { EventSink, KubeObjectRef } from '../controller/instance.ts'
+import { DEFAULT_INSTANCE_OPTIONS, type EventSink, type KubeObjectRef } from '../controller/instance.ts'
 import { buildHealthApp } from '../webhook/health.ts'
 import { createRenderPipeline, createTemplateValidator } from './wiring.ts'
 
@@ -26,6 +26,8 @@ export interface ReconcilerConfig {
   leaseDurationMs: number
   renewDeadlineMs: number
   retryPeriodMs: number
+  /** Cap of the per-object correction backoff under a fight (src/controller/fight.ts). */
+  correctionBackoffMaxMs: number
 }
 
 export class ReconcilerConfigError extends Error {}
@@ -44,6 +46,10 @@ const FLAGS = {
   },
   'lease-duration-seconds': { env: 'TEMPLATE_SYNC_LEASE_DURATION_SECONDS', help: 'lease duration (default 15)' },
   workers: { env: 'TEMPLATE_SYNC_WORKERS', help: 'concurrent TemplateInstance reconciles (default 8)' },
+  'correction-backoff-max-seconds': {
+    env: 'TEMPLATE_SYNC_CORRECTION_BACKOFF_MAX_SECONDS',
+    help: 'under a fight over a field, correct again at least this often (default 300)',
+  },
   'log-level': { env: 'TEMPLATE_SYNC_LOG_LEVEL', help: 'fatal, error, warn, info, debug, trace or silent (default info)' },
 } as const
 
@@ -88,6 +94,13 @@ export function parseReconcilerConfig(argv: readonly string[], env: Readonly<Rec
     leaseDurationMs: leaseSeconds * 1000,
     renewDeadlineMs: Math.max(1000, Math.floor(leaseSeconds * 1000 * (2 / 3))),
     retryPeriodMs: Math.max(500, Math.floor((leaseSeconds * 1000) / 7.5)),
+    correctionBackoffMaxMs:
+      int(
+        get('correction-backoff-max-seconds') ?? String(DEFAULT_INSTANCE_OPTIONS.correctionBackoffMaxMs / 1000),
+        '--correction-backoff-max-seconds',
+        1,
+        3600,
+      ) * 1000,
   }
 }
 
@@ -184,6 +197,7 @@ export async function runReconciler(options: RunReconcilerOptions): Promise<numb
           log,
           registry,
           workers: config.workers,
+          instanceOptions: { correctionBackoffMaxMs: config.correctionBackoffMaxMs },
         })
         const m = manager
         signal.addEventListener('abort', () => void m.shutdown(), { once: true })

@@ -1,0 +1,34 @@
+// The reconciler's correction backoff cap: flag, environment variable,
+// default, and a clear error for a bad value.
+
+import t from 'tap'
+import { parseReconcilerConfig, ReconcilerConfigError } from '../../src/reconciler/main.ts'
+
+t.test('the cap defaults to 5 minutes', async (t) => {
+  t.equal(parseReconcilerConfig([], {}).correctionBackoffMaxMs, 300_000)
+})
+
+t.test('the flag wins over the environment variable', async (t) => {
+  t.equal(parseReconcilerConfig([], { TEMPLATE_SYNC_CORRECTION_BACKOFF_MAX_SECONDS: '60' }).correctionBackoffMaxMs, 60_000)
+  t.equal(
+    parseReconcilerConfig(['--correction-backoff-max-seconds', '2'], { TEMPLATE_SYNC_CORRECTION_BACKOFF_MAX_SECONDS: '60' })
+      .correctionBackoffMaxMs,
+    2000,
+  )
+})
+
+t.test('a bad value names the flag and the value', async (t) => {
+  for (const bad of ['0', '3601', '1.5', 'five']) {
+    let err: unknown
+    try {
+      parseReconcilerConfig(['--correction-backoff-max-seconds', bad], {})
+    } catch (e) {
+      err = e
+    }
+    t.ok(err instanceof ReconcilerConfigError, `${bad}: a settings error`)
+    t.equal(
+      (err as Error | undefined)?.message,
+      `--correction-backoff-max-seconds must be an integer in 1..3600, got ${JSON.stringify(bad)}`,
+    )
+  }
+})
