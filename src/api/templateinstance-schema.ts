@@ -136,12 +136,17 @@ export const templateInstanceStatusSchema: JSONSchemaProps = obj('Observed state
     },
     { required: ['name', 'namespace'] },
   ),
-  trackedGVKs: arr(
-    'Every kind ever rendered, as group/version/kind ("/v1/ConfigMap" for core).',
+  trackedKinds: arr(
+    'Every kind ever rendered, as apiVersion/kind ("v1/ConfigMap", "apps/v1/Deployment"); the cleanup and drift-watch index.',
     { type: 'string' },
-    {
-      'x-kubernetes-list-type': 'set',
-    },
+    { 'x-kubernetes-list-type': 'set' },
+  ),
+  // Kept in the schema so that the value an earlier release wrote is not
+  // pruned before the reconciler has copied it into trackedKinds.
+  trackedGVKs: arr(
+    'Deprecated: written by earlier releases ("/v1/ConfigMap" for core kinds); replaced by trackedKinds.',
+    { type: 'string' },
+    { 'x-kubernetes-list-type': 'set' },
   ),
   firstAppliedAt: str('Start of the freeze under sync mode off.', { format: 'date-time' }),
   outputs: {

@@ -95,7 +95,12 @@ export interface TemplateInstanceStatus {
   renderedResources?: ResourceReference[]
   resolvedParameters?: ResolvedParameter[]
   resolvedTemplateRef?: ResolvedTemplateRef
-  /** "<group>/<version>/<kind>", core group empty: "/v1/ConfigMap". Only grows. */
+  /** Every kind ever rendered, as "<apiVersion>/<kind>": "v1/ConfigMap", "apps/v1/Deployment". Only grows. */
+  trackedKinds?: string[]
+  /**
+   * Written by earlier releases ("/v1/ConfigMap" for core kinds); read through
+   * trackedKindsOf and removed once trackedKinds holds every entry.
+   */
   trackedGVKs?: string[]
   /** Start of the freeze under sync mode `off`. */
   firstAppliedAt?: Timestamp

@@ -35,6 +35,7 @@ import {
   parseCommandArgs,
 } from './args.ts'
 import { readInstance, renderObjects } from './render.ts'
+import { parseTrackedKind, trackedKindsOf } from '../api/templateinstance-kinds.ts'
 
 export function diffUsage(): string {
   return `usage: template-sync diff NAMESPACE/NAME [flags]
@@ -148,7 +149,14 @@ export async function diffInstance(client: KubeClient, ref: InstanceName): Promi
   const entries: DiffEntry[] = []
   for (const desired of rendered.objects) entries.push(await checkObject(objects, desired, ignore, uid, instanceRef))
   const renderedKeys = new Set(rendered.objects.map((o) => keyOf(refOf(o))))
-  const kinds = new Set([...(instance.status?.trackedGVKs ?? []).map(fromGvk), ...rendered.objects.map((o) => `${o.apiVersion}|${o.kind}`)])
+  const kinds = new Set(rendered.objects.map((o) => `${o.apiVersion}|${o.kind}`))
+  for (const tracked of trackedKindsOf(instance.status)) {
+    try {
+      kinds.add(fromTrackedKind(tracked))
+    } catch (err) {
+      notes.push(`status.trackedKinds: ${(err as Error).message}; its objects are not checked`)
+    }
+  }
   for (const kind of kinds) entries.push(...(await orphans(objects, kind, uid, renderedKeys)))
   const t = instance.spec.templateRef
   return { instance: instanceRef, template: `${t.namespace}/${t.name}`, syncMode: rendered.mode, objects: entries, notes }
@@ -242,9 +250,9 @@ function keyOf(r: ObjectRef): string {
 }
 
 /** "apps/v1/Deployment" or "/v1/ConfigMap" -> "apps/v1|Deployment". */
-function fromGvk(gvk: string): string {
-  const [group = '', version = '', kind = ''] = gvk.split('/')
-  return `${group === '' ? version : `${group}/${version}`}|${kind}`
+function fromTrackedKind(tracked: string): string {
+  const { apiVersion, kind } = parseTrackedKind(tracked)
+  return `${apiVersion}|${kind}`
 }
 
 function apiMessage(err: unknown): string {

@@ -1,6 +1,6 @@
 // Object identity as the reconciler uses it: (apiVersion, kind, namespace,
-// name) for rendered objects. The "<group>/<version>/<kind>" strings of
-// status.trackedGVKs come from src/render/identity.ts (gvkString).
+// name) for rendered objects. The "<apiVersion>/<kind>" strings of
+// status.trackedKinds come from src/api/templateinstance-kinds.ts.
 
 import type { ObjectRef } from '../kube/objects.ts'
 

@@ -9,6 +9,7 @@
 // drift watch) skips the dry-run when nothing relevant changed since.
 
 import { createHash } from 'node:crypto'
+import { isDeepStrictEqual } from 'node:util'
 import type { Logger } from 'pino'
 import type { Template } from '../api/template.ts'
 import type { TemplateInstance, TemplateInstanceStatus, ResourceReference } from '../api/templateinstance.ts'
@@ -44,7 +45,13 @@ import { pointerTokens } from '../fieldpath/pointer.ts'
 import { instanceStatusPath, writeStatus } from './status.ts'
 import type { RenderPipeline, SourceRef } from './pipeline.ts'
 import { refKey, refOf } from './identity.ts'
-import { gvkString, parseGvkString } from '../render/identity.ts'
+import {
+  legacyTrackedKind,
+  legacyTrackedKindsCopied,
+  parseTrackedKind,
+  trackedKind,
+  trackedKindsOf,
+} from '../api/templateinstance-kinds.ts'
 import {
   DEFAULT_FIGHT_OPTIONS,
   fightStep,
@@ -116,6 +123,11 @@ interface Memory {
   applied: Map<string, AppliedRecord>
   /** Per object that drifted back after a correction: the backoff state (./fight.ts). */
   fights: Map<string, FightState>
+  /**
+   * When the API server last dropped status.trackedKinds (a CRD older than the
+   * reconciler): until TRACKED_KINDS_PROBE_MS later the list goes to trackedGVKs too.
+   */
+  trackedKindsDroppedAt: number | undefined
   /** Bumped by parameter-source watch events; part of the render memo key. */
   sourceEpoch: number
   renderMemo?: {
@@ -192,7 +204,7 @@ export class InstanceReconciler {
   private mem(key: string, uid: string): Memory {
     let m = this.memory.get(key)
     if (!m || m.uid !== uid) {
-      m = { uid, applied: new Map(), fights: new Map(), sourceEpoch: 0 }
+      m = { uid, applied: new Map(), fights: new Map(), trackedKindsDroppedAt: undefined, sourceEpoch: 0 }
       this.memory.set(key, m)
     }
     return m
@@ -249,14 +261,21 @@ export class InstanceReconciler {
   /** Every object that carries this instance's UID label, across the tracked kinds. */
   private async ownedObjects(
     inst: TemplateInstance,
-    gvks: readonly string[],
+    kinds: readonly string[],
     preferCache: boolean,
   ): Promise<{ objects: KubeObject[]; errors: string[] }> {
     const uid = inst.metadata?.uid ?? ''
     const objects: KubeObject[] = []
     const errors: string[] = []
-    for (const g of gvks) {
-      const { apiVersion, kind } = parseGvkString(g)
+    for (const g of kinds) {
+      let apiVersion: string
+      let kind: string
+      try {
+        ;({ apiVersion, kind } = parseTrackedKind(g))
+      } catch (e) {
+        errors.push(`${g}: ${(e as Error).message}`)
+        continue
+      }
       const watch = preferCache ? this.deps.drift.get(g) : undefined
       if (watch && this.deps.drift.state(g).synced) {
         for (const o of watch.list()) {
@@ -286,8 +305,8 @@ export class InstanceReconciler {
       this.memory.delete(key)
       return {}
     }
-    const gvks = inst.status?.trackedGVKs ?? []
-    const { objects, errors } = await this.ownedObjects(inst, gvks, false)
+    const kinds = trackedKindsOf(inst.status)
+    const { objects, errors } = await this.ownedObjects(inst, kinds, false)
     const failures: string[] = [...errors]
     for (const obj of objects) {
       try {
@@ -303,7 +322,7 @@ export class InstanceReconciler {
     }
     // Objects removed above vanish once their other finalizers (if any) are gone;
     // confirm nothing of ours is left before letting the instance go.
-    const again = await this.ownedObjects(inst, gvks, false)
+    const again = await this.ownedObjects(inst, kinds, false)
     const remaining = again.objects.filter(
       (o) => (o.metadata.finalizers ?? []).includes(FINALIZER_RESOURCE) || !o.metadata.deletionTimestamp,
     )
@@ -326,20 +345,34 @@ export class InstanceReconciler {
     const now = this.deps.now()
     const gen = inst.metadata?.generation
     const m = this.mem(key, uid)
-    // A copy: the cached status is frozen, and trackedGVKs is updated below.
+    // A copy: the cached status is frozen, and trackedKinds is updated below.
     const prev: TemplateInstanceStatus = { ...(inst.status ?? {}) }
     let conds: readonly Condition[] = prev.conditions ?? []
     const set = (u: ConditionUpdate): void => {
       conds = setCondition(conds, { ...u, ...(gen !== undefined ? { observedGeneration: gen } : {}) }, now)
     }
     const status: TemplateInstanceStatus = { ...prev }
+    // status.trackedKinds replaces trackedGVKs: read both, and drop the older
+    // field only once the server has stored all of it in the new one.
+    const knownKinds = trackedKindsOf(prev)
+    if (knownKinds.length > 0) status.trackedKinds = knownKinds
+    let confirmed: TemplateInstanceStatus | undefined = inst.status
     const nowMs = now.getTime()
+    if (!legacyTrackedKindsCopied(prev)) {
+      // Written by an older release: store the list in trackedKinds first, so
+      // that this pass can drop trackedGVKs whichever way it ends.
+      const moved = await this.persistTrackedKinds(inst, m, prev, status, knownKinds, [], dropsTrackedKinds(m, nowMs) ? undefined : nowMs)
+      if (moved.stored) confirmed = moved.stored
+    }
     let requeueAfter: number | undefined
     const wake = (ms: number): void => {
       requeueAfter = Math.min(requeueAfter ?? Infinity, ms)
     }
     // Without an explicit result, come back when the earliest wait (a backoff, a recheck) is over.
     const finish = async (result?: ReconcileResult): Promise<ReconcileResult> => {
+      // A field the server drops anyway would make every pass a write.
+      if (dropsTrackedKinds(m, nowMs)) delete status.trackedKinds
+      else if (legacyTrackedKindsCopied(confirmed)) delete status.trackedGVKs
       set(deriveReadyCondition(conds))
       status.conditions = [...conds]
       status.phase = deriveInstancePhase(conds)
@@ -369,13 +402,12 @@ export class InstanceReconciler {
     })
     const mode: SyncMode = template.spec.sync?.mode ?? 'off'
     const ignore = this.ignoreFor(template)
-    const trackedGVKs = [...(prev.trackedGVKs ?? [])]
 
     // 2. Frozen (off after the first clean pass): touch nothing but the mode label.
     if (mode === 'off' && prev.firstAppliedAt) {
       this.releaseWatches(key)
       m.fights.clear()
-      const missing = await this.maintainFrozen(inst, trackedGVKs, prev.renderedResources ?? [])
+      const missing = await this.maintainFrozen(inst, knownKinds, prev.renderedResources ?? [])
       await this.refreshOutputs(template, inst, status, set, { frozen: true, values: {}, rendered: prev.renderedResources ?? [] })
       set({
         type: C.Synced,
@@ -434,22 +466,18 @@ export class InstanceReconciler {
 
     const desired = desiredRaw.map((o) => this.deps.pipeline.stamp(o, { name, namespace: ns, uid }, mode))
 
-    // 5. Persist trackedGVKs before any apply, so cleanup can always find what we create.
-    const gvks = new Set(trackedGVKs)
-    for (const o of desired) gvks.add(gvkString(o.apiVersion, o.kind))
-    if (gvks.size !== trackedGVKs.length) {
-      status.trackedGVKs = [...gvks].sort()
-      await writeStatus(
-        this.deps.client,
-        instanceStatusPath(ns, name),
-        prev as Record<string, unknown>,
-        { ...prev, trackedGVKs: status.trackedGVKs } as Record<string, unknown>,
-      )
-      prev.trackedGVKs = status.trackedGVKs
-    } else {
-      status.trackedGVKs = trackedGVKs
-    }
-    const tracked = status.trackedGVKs
+    // 5. Persist trackedKinds before any apply, so cleanup can always find what we create.
+    const persisted = await this.persistTrackedKinds(
+      inst,
+      m,
+      prev,
+      status,
+      knownKinds,
+      desired,
+      dropsTrackedKinds(m, nowMs) ? undefined : nowMs,
+    )
+    const tracked = persisted.tracked
+    if (persisted.stored) confirmed = persisted.stored
 
     // 6. Drift watches for revert/strict; released under off.
     const guarded = mode === 'revert' || mode === 'strict'
@@ -716,6 +744,46 @@ export class InstanceReconciler {
     return r
   }
 
+  /**
+   * Adds the kinds of `desired` to status.trackedKinds and writes them before
+   * anything is applied. When the API server drops the field (its CRD predates
+   * it), the list is also kept in the older trackedGVKs, which that CRD knows.
+   */
+  private async persistTrackedKinds(
+    inst: TemplateInstance,
+    m: Memory,
+    prev: TemplateInstanceStatus,
+    status: TemplateInstanceStatus,
+    known: readonly string[],
+    desired: readonly KubeObject[],
+    /** Set when trackedKinds is to be written (and checked); undefined while the CRD is known to drop it. */
+    probeAt: number | undefined,
+  ): Promise<{ tracked: string[]; stored?: TemplateInstanceStatus }> {
+    const tracked = [...new Set([...known, ...desired.map((o) => trackedKind(o.apiVersion, o.kind))])].sort()
+    status.trackedKinds = tracked
+    const legacy = probeAt === undefined ? tracked.map(legacyTrackedKind) : undefined
+    if (legacy) status.trackedGVKs = legacy
+    const alreadyStored = legacy ? isDeepStrictEqual(legacy, prev.trackedGVKs) : isDeepStrictEqual(tracked, prev.trackedKinds ?? [])
+    if (alreadyStored) return { tracked }
+    const path = instanceStatusPath(inst.metadata?.namespace ?? '', inst.metadata?.name ?? '')
+    const early: TemplateInstanceStatus = { ...prev, trackedKinds: tracked }
+    if (status.trackedGVKs) early.trackedGVKs = status.trackedGVKs
+    let stored = await writeStatus(this.deps.client, path, prev as Record<string, unknown>, early as Record<string, unknown>)
+    if (stored && probeAt !== undefined) m.trackedKindsDroppedAt = Array.isArray(stored.trackedKinds) ? undefined : probeAt
+    if (stored && probeAt !== undefined && m.trackedKindsDroppedAt !== undefined) {
+      const message =
+        'the API server dropped status.trackedKinds: the TemplateInstance CRD is older than the reconciler. ' +
+        'Apply the CRDs of this release (charts/template-sync/crds; Helm does not upgrade them); meanwhile the kinds are kept in status.trackedGVKs'
+      this.deps.log.error({ instance: path }, message)
+      this.deps.events.warning(inst, 'OutdatedCRD', message)
+      status.trackedGVKs = tracked.map(legacyTrackedKind)
+      early.trackedGVKs = status.trackedGVKs
+      stored = (await writeStatus(this.deps.client, path, stored, early as Record<string, unknown>)) ?? stored
+    }
+    Object.assign(prev, { trackedKinds: tracked }, early.trackedGVKs ? { trackedGVKs: early.trackedGVKs } : {})
+    return stored ? { tracked, stored: stored as TemplateInstanceStatus } : { tracked }
+  }
+
   /** Template outputs into status.outputs, live in every mode (frozen ones read recorded parameters only). */
   private async refreshOutputs(
     template: Template,
@@ -787,7 +855,7 @@ export class InstanceReconciler {
 
   /** The live object: from the drift watch when it covers it, else a GET. */
   private async liveObject(obj: KubeObject): Promise<KubeObject | undefined> {
-    const g = gvkString(obj.apiVersion, obj.kind)
+    const g = trackedKind(obj.apiVersion, obj.kind)
     const watch = this.deps.drift.get(g)
     if (watch && this.deps.drift.state(g).synced) {
       const cached = watch.get(obj.metadata.namespace, obj.metadata.name)
@@ -831,6 +899,14 @@ export class InstanceReconciler {
     }
     return missing
   }
+}
+
+/** How long a reconciler keeps writing trackedGVKs after the API server dropped trackedKinds, before it tries again. */
+const TRACKED_KINDS_PROBE_MS = 10 * 60_000
+
+/** The CRD was seen dropping trackedKinds not long ago (it may have been updated since: try again now and then). */
+function dropsTrackedKinds(m: Memory, nowMs: number): boolean {
+  return m.trackedKindsDroppedAt !== undefined && nowMs - m.trackedKindsDroppedAt < TRACKED_KINDS_PROBE_MS
 }
 
 function describeKey(k: string): string {

@@ -17,7 +17,7 @@ import { WatchRegistry } from './registry.ts'
 import { InstanceReconciler, type EventSink, type InstanceReconcilerOptions } from './instance.ts'
 import { TemplateReconciler } from './template.ts'
 import type { RenderPipeline, TemplateValidator } from './pipeline.ts'
-import { parseGvkString } from '../render/identity.ts'
+import { parseTrackedKind } from '../api/templateinstance-kinds.ts'
 
 export interface ManagerOptions {
   client: KubeClient
@@ -126,7 +126,7 @@ export class Manager {
     this.templateQueue = new WorkQueue<string>({ name: 'templates', registry: this.registry })
 
     this.drift = new WatchRegistry(async (gvk) => {
-      const { apiVersion, kind } = parseGvkString(gvk)
+      const { apiVersion, kind } = parseTrackedKind(gvk)
       const m = await mapper.mapping(apiVersion, kind)
       const r = new Reflector(client, {
         path: resourcePath(m),

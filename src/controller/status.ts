@@ -43,8 +43,9 @@ export function mergePatchFor(current: unknown, next: unknown): unknown {
 
 /**
  * Writes `next` as the whole status with a merge patch (keys that disappear
- * are sent as null). Returns false when nothing changed (no request made) or
- * the object is gone.
+ * are sent as null). Returns the status as the API server stored it (after
+ * pruning by the CRD schema), or undefined when nothing changed (no request
+ * made) or the object is gone.
  */
 export async function writeStatus(
   client: KubeClient,
@@ -52,18 +53,18 @@ export async function writeStatus(
   current: Record<string, unknown> | undefined,
   next: Record<string, unknown>,
   resourceVersion?: string,
-): Promise<boolean> {
-  if (statusEqual(current, next)) return false
+): Promise<Record<string, unknown> | undefined> {
+  if (statusEqual(current, next)) return undefined
   const body = mergePatchFor(dropUndefined(current ?? {}), dropUndefined(next)) as Record<string, unknown>
   const patch: Record<string, unknown> = { status: body }
   // The resourceVersion makes the write conditional: a status computed from a
   // stale cache is rejected (409) and the reconcile runs again on fresh data.
   if (resourceVersion) patch.metadata = { resourceVersion }
   try {
-    await client.request('PATCH', path, { body: patch, contentType: CONTENT_MERGE })
-    return true
+    const stored = await client.request<{ status?: Record<string, unknown> }>('PATCH', path, { body: patch, contentType: CONTENT_MERGE })
+    return stored?.status ?? {}
   } catch (e) {
-    if (isNotFound(e)) return false
+    if (isNotFound(e)) return undefined
     throw e
   }
 }

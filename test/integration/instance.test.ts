@@ -100,7 +100,8 @@ t.test('renders, applies with ownership metadata and reports status', async (t) 
   const st = inst.status ?? {}
   t.equal(st.phase, 'Ready')
   t.equal(st.observedGeneration, inst.metadata?.generation)
-  t.same(st.trackedGVKs, ['/v1/ConfigMap', '/v1/Secret'])
+  t.same(st.trackedKinds, ['v1/ConfigMap', 'v1/Secret'], 'apiVersion/kind, core kinds without a leading slash')
+  t.notOk('trackedGVKs' in st, 'the older field is not written')
   t.equal(st.resolvedTemplateRef?.name, 'web')
   t.match(st.renderedResources, [
     { apiVersion: 'v1', kind: 'ConfigMap', name: 'app1-cfg', namespace: ns },
@@ -407,11 +408,11 @@ t.test('a Template edit that adds a new kind tracks it and applies it', async (t
     ].join('\n'),
   })
   const inst = await eventually('Secret tracked and applied', async () => {
-    const i = await client.get<{ status?: { trackedGVKs?: string[]; renderedResources?: { kind: string }[] } }>(
+    const i = await client.get<{ status?: { trackedKinds?: string[]; renderedResources?: { kind: string }[] } }>(
       `/apis/templates.v2.stakater.com/v2alpha1/namespaces/${ns}/templateinstances/grow`,
     )
-    return i.status?.trackedGVKs?.includes('/v1/Secret') && i.status.renderedResources?.some((r) => r.kind === 'Secret') ? i : undefined
+    return i.status?.trackedKinds?.includes('v1/Secret') && i.status.renderedResources?.some((r) => r.kind === 'Secret') ? i : undefined
   })
-  t.same(inst.status?.trackedGVKs, ['/v1/ConfigMap', '/v1/Secret'])
+  t.same(inst.status?.trackedKinds, ['v1/ConfigMap', 'v1/Secret'])
   t.ok(await client.getOrUndefined(`/api/v1/namespaces/${ns}/secrets/grow`), 'the new kind was applied')
 })

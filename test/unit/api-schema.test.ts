@@ -110,6 +110,7 @@ const instanceStatus: Full<TemplateInstanceStatus> = {
     },
   ],
   resolvedTemplateRef: { name: 'web', namespace: 'platform', generation: 3 },
+  trackedKinds: ['v1/ConfigMap', 'apps/v1/Deployment'],
   trackedGVKs: ['/v1/ConfigMap', 'apps/v1/Deployment'],
   firstAppliedAt: '2026-01-01T00:00:00Z',
   outputs: { clusterIP: { 'app1-svc': '10.0.0.1' } },
