@@ -105,6 +105,8 @@ export interface InstanceDeps {
   drift: WatchRegistry
   /** Shared parameter-source watches, keyed by sourceWatchKey(). */
   sources: WatchRegistry
+  /** Watches of single objects an instance is in an ownership conflict with, keyed by refKey(). */
+  conflicts: WatchRegistry
   pipeline: RenderPipeline
   events: EventSink
   log: Logger
@@ -199,6 +201,7 @@ export class InstanceReconciler {
   private releaseWatches(instanceKey: string): void {
     this.deps.drift.release(instanceKey)
     this.deps.sources.release(instanceKey)
+    this.deps.conflicts.release(instanceKey)
   }
 
   private mem(key: string, uid: string): Memory {
@@ -494,6 +497,7 @@ export class InstanceReconciler {
     }
     const plans: Plan[] = []
     const conflicts: string[] = []
+    const conflictKeys: string[] = []
     const terminating: KubeObject[] = []
     const instRef = `${ns}/${name}`
     for (const obj of desired) {
@@ -505,6 +509,7 @@ export class InstanceReconciler {
         conflicts.push(
           `${describe(refOf(obj))} exists and is not managed by this TemplateInstance${owner ? ` (owned by TemplateInstance uid ${owner})` : ''}`,
         )
+        conflictKeys.push(rk)
         continue
       }
       if (live?.metadata.deletionTimestamp) {
@@ -530,6 +535,10 @@ export class InstanceReconciler {
       const direct = isCorrection && driftOnlyInOwnFields(rec.result, live, obj, ignore)
       plans.push({ obj, key: rk, hash, live, intent: live ? preserveIgnoredFields(obj, live, ignore) : obj, direct })
     }
+    // Objects we are in conflict with carry none of our labels, so no drift
+    // watch sees them: watch each by name until the conflict ends, so that an
+    // adoption annotation (or a delete) is noticed at once.
+    this.deps.conflicts.setOwnerKeys(key, conflictKeys)
     if (conflicts.length > 0) {
       set({
         type: C.Applied,
@@ -853,7 +862,7 @@ export class InstanceReconciler {
     return live.metadata.annotations?.[ANNOTATION_INSTANCE_REF] === instRef
   }
 
-  /** The live object: from the drift watch when it covers it, else a GET. */
+  /** The live object: from the drift watch when it covers it, then from a conflict watch, else a GET. */
   private async liveObject(obj: KubeObject): Promise<KubeObject | undefined> {
     const g = trackedKind(obj.apiVersion, obj.kind)
     const watch = this.deps.drift.get(g)
@@ -861,6 +870,12 @@ export class InstanceReconciler {
       const cached = watch.get(obj.metadata.namespace, obj.metadata.name)
       if (cached) return { ...(cached as KubeObject), apiVersion: obj.apiVersion, kind: obj.kind }
       // Not in the label-selected cache: absent, or present without our labels.
+    }
+    const ck = refKey(refOf(obj))
+    const byName = this.deps.conflicts.get(ck)
+    if (byName && this.deps.conflicts.state(ck).synced) {
+      const cached = byName.get(obj.metadata.namespace, obj.metadata.name)
+      return cached ? { ...(cached as KubeObject), apiVersion: obj.apiVersion, kind: obj.kind } : undefined
     }
     const got = await this.deps.objects.get(refOf(obj))
     return got ? { ...got, apiVersion: obj.apiVersion, kind: obj.kind } : undefined

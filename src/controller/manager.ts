@@ -74,6 +74,8 @@ export class Manager {
   readonly namespaces: Reflector<NamespaceMeta>
   readonly drift: WatchRegistry
   readonly sources: WatchRegistry
+  /** Single objects that instances are in an ownership conflict with, keyed by refKey(). */
+  readonly conflicts: WatchRegistry
   readonly instanceQueue: WorkQueue<string>
   readonly templateQueue: WorkQueue<string>
   readonly instanceReconciler: InstanceReconciler
@@ -167,6 +169,26 @@ export class Manager {
       r.on('add', changed).on('update', changed).on('delete', changed)
       return r
     })
+    this.conflicts = new WatchRegistry(async (key) => {
+      const [apiVersion = '', kind = '', namespace = '', name = ''] = key.split('|')
+      const m = await mapper.mapping(apiVersion, kind)
+      const r = new Reflector(client, {
+        path: resourcePath(m, namespace || undefined),
+        fieldSelector: `metadata.name=${name}`,
+        name: `conflict ${key}`,
+        onRecover,
+        transform: slimManagedFields,
+      })
+      const wake = (): void => {
+        for (const owner of this.conflicts.ownersOf(key)) this.instanceQueue.add(owner)
+      }
+      // The initial list is covered by 'synced' (the object may have changed since the owner last read it).
+      const changed = (): void => {
+        if (r.hasSynced()) wake()
+      }
+      r.on('add', changed).on('update', changed).on('delete', changed).on('synced', wake)
+      return r
+    })
 
     this.instanceReconciler = new InstanceReconciler({
       client,
@@ -177,6 +199,7 @@ export class Manager {
         this.namespaces.get(undefined, name)?.metadata?.labels ?? (this.namespaces.get(undefined, name) ? {} : undefined),
       drift: this.drift,
       sources: this.sources,
+      conflicts: this.conflicts,
       pipeline: opts.pipeline,
       events: opts.events,
       log,
@@ -298,6 +321,13 @@ export class Manager {
     this.instanceQueue.shutDown()
     this.templateQueue.shutDown()
     await this.running
-    await Promise.all([this.templates.stop(), this.instances.stop(), this.namespaces.stop(), this.drift.stopAll(), this.sources.stopAll()])
+    await Promise.all([
+      this.templates.stop(),
+      this.instances.stop(),
+      this.namespaces.stop(),
+      this.drift.stopAll(),
+      this.sources.stopAll(),
+      this.conflicts.stopAll(),
+    ])
   }
 }

@@ -416,3 +416,66 @@ t.test('a Template edit that adds a new kind tracks it and applies it', async (t
   t.same(inst.status?.trackedKinds, ['v1/ConfigMap', 'v1/Secret'])
   t.ok(await client.getOrUndefined(`/api/v1/namespaces/${ns}/secrets/grow`), 'the new kind was applied')
 })
+
+t.test('adoption by annotation after an OwnershipConflict is noticed within seconds; the conflict watch is then released', async (t) => {
+  const ns = await freshNamespace(t, client)
+  for (const name of ['late', 'vanishing']) {
+    await client.request('POST', cmPath(ns), { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { old: 'v' } } })
+  }
+  await createTemplate(client, ns, 'tpl', {
+    gotemplate: configMapTemplate('{{ .parameters.target }}', { rendered: '"yes"' }),
+    parameters: [{ name: 'target', required: true }],
+  })
+  for (const [inst, target] of [
+    ['adopter', 'late'],
+    ['creator', 'vanishing'],
+  ] as const) {
+    await createInstance(client, ns, inst, { templateRef: { name: 'tpl', namespace: ns }, parameters: [{ name: 'target', value: target }] })
+    const bad = await waitForCondition(client, ns, inst, 'Applied', 'False', 'OwnershipConflict')
+    t.match(condition(bad, 'Applied')?.message, new RegExp(`annotate it with ${ANNOTATION_INSTANCE_REF}=${ns}/${inst}`), 'the advice')
+  }
+  const lateKey = `v1|ConfigMap|${ns}|late`
+  await eventually('conflict watch running', async () => (op.manager.conflicts.state(lateKey).synced ? true : undefined))
+  t.same(op.manager.conflicts.ownersOf(lateKey), [`${ns}/adopter`], 'the object is watched by name for its instance')
+
+  // Follow the advice: annotate. Nothing touches the TemplateInstance.
+  const annotated = Date.now()
+  await client.request('PATCH', cmPath(ns, 'late'), {
+    body: { metadata: { annotations: { [ANNOTATION_INSTANCE_REF]: `${ns}/adopter` } } },
+    contentType: 'application/merge-patch+json',
+  })
+  const adopted = await eventually(
+    'adopted',
+    async () => {
+      const cm = await getCm(ns, 'late')
+      return cm?.metadata.labels?.[LABEL_INSTANCE_UID] && (cm.data as Record<string, string>).rendered === 'yes' ? cm : undefined
+    },
+    5000,
+    50,
+  )
+  const adoptMs = Date.now() - annotated
+  t.comment(`adopted ${adoptMs} ms after the annotation`)
+  t.ok(adoptMs < 5000, 'within a few seconds')
+  t.equal(adopted.metadata.annotations?.[ANNOTATION_INSTANCE_REF], `${ns}/adopter`)
+  await waitForCondition(client, ns, 'adopter', 'Applied', 'True', undefined, 5000)
+  await eventually('conflict watch released', async () => (op.manager.conflicts.ownersOf(lateKey).length === 0 ? true : undefined), 5000)
+  t.notOk(op.manager.conflicts.keys().includes(lateKey), 'no watch left for the adopted object')
+
+  // The other way a conflict ends: the object goes, and the instance creates its own at once.
+  await client.request('DELETE', cmPath(ns, 'vanishing'))
+  const created = await eventually(
+    'created after the delete',
+    async () => {
+      const cm = await getCm(ns, 'vanishing')
+      return cm?.metadata.labels?.[LABEL_INSTANCE_UID] ? cm : undefined
+    },
+    5000,
+    50,
+  )
+  t.equal((created.data as Record<string, string>).rendered, 'yes')
+  await eventually(
+    'second conflict watch released',
+    async () => (op.manager.conflicts.ownersOf(`v1|ConfigMap|${ns}|vanishing`).length === 0 ? true : undefined),
+    5000,
+  )
+})
