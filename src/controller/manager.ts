@@ -17,7 +17,8 @@ import { WatchRegistry } from './registry.ts'
 import { InstanceReconciler, type EventSink, type InstanceReconcilerOptions } from './instance.ts'
 import { TemplateReconciler } from './template.ts'
 import type { RenderPipeline, TemplateValidator } from './pipeline.ts'
-import { parseTrackedKind } from '../api/templateinstance-kinds.ts'
+import { parseTrackedKind, trackedKindsOf } from '../api/templateinstance-kinds.ts'
+import { ORPHAN_OWNER, OrphanReleaser } from './orphans.ts'
 
 export interface ManagerOptions {
   client: KubeClient
@@ -76,8 +77,10 @@ export class Manager {
   readonly sources: WatchRegistry
   /** Single objects that instances are in an ownership conflict with, keyed by refKey(). */
   readonly conflicts: WatchRegistry
+  readonly orphans: OrphanReleaser
   readonly instanceQueue: WorkQueue<string>
   readonly templateQueue: WorkQueue<string>
+  readonly orphanQueue: WorkQueue<string>
   readonly instanceReconciler: InstanceReconciler
   readonly templateReconciler: TemplateReconciler
   readonly registry: Registry
@@ -126,6 +129,7 @@ export class Manager {
     })
     this.instanceQueue = new WorkQueue<string>({ name: 'templateinstances', registry: this.registry })
     this.templateQueue = new WorkQueue<string>({ name: 'templates', registry: this.registry })
+    this.orphanQueue = new WorkQueue<string>({ name: 'orphans', registry: this.registry })
 
     this.drift = new WatchRegistry(async (gvk) => {
       const { apiVersion, kind } = parseTrackedKind(gvk)
@@ -142,11 +146,17 @@ export class Manager {
         const uid = o.metadata?.labels?.[LABEL_INSTANCE_UID]
         const key = uid ? this.uidToKey.get(uid) : undefined
         if (key) this.instanceQueue.add(key)
+        else this.orphans.observe(gvk, o)
       }
-      r.on('add', enqueue).on('update', enqueue).on('delete', enqueue)
+      r.on('add', enqueue).on('update', enqueue)
+      r.on('delete', (o) => {
+        enqueue(o)
+        this.orphans.settle(gvk)
+      })
       // Once synced, every owner must look again: Synced can turn True.
       r.on('synced', () => {
-        for (const owner of this.drift.ownersOf(gvk)) this.instanceQueue.add(owner)
+        for (const owner of this.drift.ownersOf(gvk)) if (owner !== ORPHAN_OWNER) this.instanceQueue.add(owner)
+        this.orphans.settle(gvk)
       })
       return r
     })
@@ -188,6 +198,20 @@ export class Manager {
       }
       r.on('add', changed).on('update', changed).on('delete', changed).on('synced', wake)
       return r
+    })
+    this.orphans = new OrphanReleaser({
+      drift: this.drift,
+      objects,
+      queue: this.orphanQueue,
+      knownUid: (uid) => this.uidToKey.has(uid),
+      liveInstanceUid: async (namespace, name) =>
+        (
+          await client.getOrUndefined<TemplateInstance>(
+            `${base}/namespaces/${encodeURIComponent(namespace)}/templateinstances/${encodeURIComponent(name)}`,
+          )
+        )?.metadata?.uid,
+      events: opts.events,
+      log,
     })
 
     this.instanceReconciler = new InstanceReconciler({
@@ -232,6 +256,8 @@ export class Manager {
       if (i.metadata?.uid) this.uidToKey.delete(i.metadata.uid)
       const key = keyOf(i.metadata?.namespace, i.metadata?.name)
       this.instanceQueue.add(key)
+      // Gone without our cleanup (finalizer removed by hand), it may have left objects behind.
+      this.orphans.hold(trackedKindsOf(i.status))
       // A Template waiting for its last user to go may now be released.
       const ref = i.spec?.templateRef
       if (ref) this.templateQueue.add(keyOf(ref.namespace, ref.name))
@@ -278,6 +304,8 @@ export class Manager {
     this.instances.start()
     await Promise.all([this.namespaces.waitForSync(signal), this.templates.waitForSync(signal), this.instances.waitForSync(signal)])
     this.opts.log.info({ templates: this.templates.size(), instances: this.instances.size() }, 'caches synced; starting workers')
+    // Instances deleted while no reconciler ran may have left objects of these kinds behind.
+    this.orphans.hold(new Set(this.instances.list().flatMap((i) => trackedKindsOf(i.status))))
     const resync = this.opts.resyncMs ?? 10 * 60_000
     this.resyncTimer = setInterval(() => {
       // Spread the resync so it never becomes a burst.
@@ -307,6 +335,7 @@ export class Manager {
         },
         { log, signal },
       ),
+      runWorkers(this.orphanQueue, 1, (key) => this.orphans.release(key), { log, signal }),
     ])
   }
 
@@ -320,6 +349,7 @@ export class Manager {
     if (this.resyncTimer) clearInterval(this.resyncTimer)
     this.instanceQueue.shutDown()
     this.templateQueue.shutDown()
+    this.orphanQueue.shutDown()
     await this.running
     await Promise.all([
       this.templates.stop(),
