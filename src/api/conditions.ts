@@ -1,11 +1,11 @@
-// Condition types and reasons of both kinds, and the two pure rules every
-// status writer needs: when lastTransitionTime moves, and how phase follows
-// from conditions. Reasons are `as const` objects so that a typo is a type
+// Condition types and reasons of both kinds, and the pure rules every status
+// writer needs: when lastTransitionTime moves, how phase follows from
+// conditions, and what Ready means (docs/ready-condition.md). Reasons are `as const` objects so that a typo is a type
 // error and docs can be checked against the list.
 
 import type { Condition, ConditionStatus, Timestamp } from './meta.ts'
 import type { InstancePhase } from './templateinstance.ts'
-import type { TemplatePhase } from './template.ts'
+import type { Template, TemplatePhase } from './template.ts'
 
 export const TemplateConditionType = {
   Valid: 'Valid',
@@ -82,6 +82,8 @@ export const Reason = {
   Reconciled: 'Reconciled',
   /** Ready=Unknown: some gating condition has not been evaluated yet. */
   Pending: 'Pending',
+  /** Ready=False: the instance applied, but its Template is Valid=False (e.g. an invalid ignoreFields entry). */
+  TemplateInvalid: 'TemplateInvalid',
 } as const
 export type Reason = (typeof Reason)[keyof typeof Reason]
 
@@ -104,8 +106,11 @@ export const REASONS_BY_CONDITION: Readonly<Record<TemplateConditionType | Insta
     Reason.OutputParameterNotExposed,
   ],
   Synced: [Reason.SyncActive, Reason.Frozen, Reason.SyncPending, Reason.DriftConflict, Reason.WatchFailed],
-  Ready: [Reason.Reconciled, Reason.Pending],
+  Ready: [Reason.Reconciled, Reason.Pending, Reason.TemplateInvalid],
 })
+
+/** Synced reasons that make Ready=False: drift is not being corrected. Frozen and SyncPending do not. */
+export const SYNC_FAILURES: readonly Reason[] = Object.freeze([Reason.DriftConflict, Reason.WatchFailed])
 
 /** The conditions that decide an instance's phase, in the order a reconcile sets them. */
 export const GATING_CONDITIONS: readonly InstanceConditionType[] = Object.freeze([
@@ -182,15 +187,67 @@ export function firstFailingGate(conditions: readonly Condition[] | undefined): 
   return undefined
 }
 
+/** What Ready needs to know about the Template an instance uses. */
+export type TemplateForReady = Pick<Template, 'metadata' | 'status'>
+
 /**
- * The Ready condition implied by the gating conditions: False with the reason
- * and message of the first failing gate; True/Reconciled when every gate is
- * True; Unknown while some gate has not been evaluated yet.
+ * The Template's Valid=False condition when it speaks for the Template's
+ * current generation; undefined when the Template is valid, not validated
+ * yet, or validated only at an older generation (the Template reconciler is
+ * about to judge the new spec, and Ready follows once it has).
  */
-export function deriveReadyCondition(conditions: readonly Condition[] | undefined): ConditionUpdate {
+export function templateInvalidity(template: TemplateForReady | undefined): Condition | undefined {
+  const valid = findCondition(template?.status?.conditions, TemplateConditionType.Valid)
+  if (valid?.status !== 'False') return undefined
+  const generation = template?.metadata?.generation
+  if (valid.observedGeneration !== undefined && generation !== undefined && valid.observedGeneration !== generation) return undefined
+  return valid
+}
+
+/** Whether two versions of a Template tell their instances the same about validity (a change must re-derive their Ready). */
+export function sameTemplateValidity(a: TemplateForReady | undefined, b: TemplateForReady | undefined): boolean {
+  const x = templateInvalidity(a)
+  const y = templateInvalidity(b)
+  return x?.reason === y?.reason && x?.message === y?.message
+}
+
+/**
+ * Ready answers "is this instance doing what its Template says?"
+ * (docs/ready-condition.md). In order:
+ *
+ *   1. the first gating condition that is False: Ready=False with its reason
+ *      and message (reconcile order);
+ *   2. the Template is Valid=False: Ready=False/TemplateInvalid, even though
+ *      the instance rendered and applied;
+ *   3. Synced=False/DriftConflict or WatchFailed: Ready=False with that
+ *      reason, since drift is not being corrected; Synced=False/Frozen (mode
+ *      off) is the normal state and keeps Ready=True;
+ *   4. some gate not evaluated yet: Ready=Unknown/Pending;
+ *   5. otherwise Ready=True/Reconciled.
+ *
+ * Phase does not follow (deriveInstancePhase): the v2 API defines it from the
+ * gating conditions alone.
+ */
+export function deriveReadyCondition(conditions: readonly Condition[] | undefined, template?: TemplateForReady): ConditionUpdate {
+  const notReady = (reason: string, message: string): ConditionUpdate => ({
+    type: InstanceConditionType.Ready,
+    status: 'False',
+    reason,
+    message,
+  })
   const failing = firstFailingGate(conditions)
-  if (failing !== undefined) {
-    return { type: InstanceConditionType.Ready, status: 'False', reason: failing.reason, message: failing.message }
+  if (failing !== undefined) return notReady(failing.reason, failing.message)
+  const invalid = templateInvalidity(template)
+  if (invalid !== undefined) {
+    const name = `${template?.metadata?.namespace ?? ''}/${template?.metadata?.name ?? ''}`
+    return notReady(
+      Reason.TemplateInvalid,
+      `Template ${name} is Valid=False/${invalid.reason}${invalid.message ? `: ${invalid.message}` : ''}`,
+    )
+  }
+  const synced = findCondition(conditions, InstanceConditionType.Synced)
+  if (synced?.status === 'False' && (SYNC_FAILURES as readonly string[]).includes(synced.reason)) {
+    return notReady(synced.reason, synced.message)
   }
   const pending = GATING_CONDITIONS.find((type) => findCondition(conditions, type)?.status !== 'True')
   if (pending !== undefined) {

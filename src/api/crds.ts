@@ -102,13 +102,28 @@ export function templateInstanceCrd(): CustomResourceDefinition {
     PLURAL_TEMPLATE_INSTANCE,
     SHORT_NAMES_TEMPLATE_INSTANCE,
     templateInstanceSchema,
+    // Ready and its reason, and the Synced reason, by default: a fight with
+    // another writer (DriftConflict) must not look like the normal frozen
+    // state of mode off (Frozen), which a Synced status column could not tell apart.
     [
       { name: 'Template', type: 'string', jsonPath: '.spec.templateRef.name' },
-      { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
-      { name: 'Synced', type: 'string', jsonPath: '.status.conditions[?(@.type=="Synced")].status' },
+      { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+      {
+        name: 'Reason',
+        type: 'string',
+        jsonPath: '.status.conditions[?(@.type=="Ready")].reason',
+        description: "Ready condition's reason: Reconciled, or why the instance is not ready.",
+      },
+      {
+        name: 'Sync',
+        type: 'string',
+        jsonPath: '.status.conditions[?(@.type=="Synced")].reason',
+        description: "Synced condition's reason: SyncActive, Frozen, SyncPending, DriftConflict or WatchFailed.",
+      },
       AGE,
       { name: 'Template-Namespace', type: 'string', jsonPath: '.spec.templateRef.namespace', priority: 1 },
-      { name: 'Reason', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason', priority: 1 },
+      { name: 'Phase', type: 'string', jsonPath: '.status.phase', priority: 1 },
+      { name: 'Synced', type: 'string', jsonPath: '.status.conditions[?(@.type=="Synced")].status', priority: 1 },
     ],
   )
 }

@@ -376,7 +376,7 @@ export class InstanceReconciler {
       // A field the server drops anyway would make every pass a write.
       if (dropsTrackedKinds(m, nowMs)) delete status.trackedKinds
       else if (legacyTrackedKindsCopied(confirmed)) delete status.trackedGVKs
-      set(deriveReadyCondition(conds))
+      set(deriveReadyCondition(conds, this.deps.getTemplate(inst.spec.templateRef.namespace, inst.spec.templateRef.name)))
       status.conditions = [...conds]
       status.phase = deriveInstancePhase(conds)
       if (gen !== undefined && status.phase === 'Ready') status.observedGeneration = gen

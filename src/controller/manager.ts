@@ -6,6 +6,7 @@ import type { Logger } from 'pino'
 import type { Template } from '../api/template.ts'
 import type { TemplateInstance } from '../api/templateinstance.ts'
 import { GROUP, VERSION, LABEL_INSTANCE_UID } from '../api/names.ts'
+import { sameTemplateValidity } from '../api/conditions.ts'
 import type { KubeClient } from '../kube/client.ts'
 import { RestMapper, resourcePath } from '../kube/discovery.ts'
 import { ObjectClient } from '../kube/objects.ts'
@@ -265,7 +266,13 @@ export class Manager {
     const onTemplate = (t: Template & KubeObjectLike, old?: Template & KubeObjectLike): void => {
       const key = keyOf(t.metadata?.namespace, t.metadata?.name)
       this.templateQueue.add(key)
-      if (old && old.metadata?.generation === t.metadata?.generation && old.metadata?.deletionTimestamp === t.metadata?.deletionTimestamp)
+      // Instances re-derive Ready when the Template's validity changes (a status-only update).
+      if (
+        old &&
+        old.metadata?.generation === t.metadata?.generation &&
+        old.metadata?.deletionTimestamp === t.metadata?.deletionTimestamp &&
+        sameTemplateValidity(old, t)
+      )
         return
       for (const k of this.instancesUsing(t.metadata?.namespace ?? '', t.metadata?.name ?? '')) this.instanceQueue.add(k)
     }

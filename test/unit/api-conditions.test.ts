@@ -8,7 +8,10 @@ import {
   InstanceConditionType,
   Reason,
   REASONS_BY_CONDITION,
+  sameTemplateValidity,
   setCondition,
+  templateInvalidity,
+  type TemplateForReady,
   TemplateConditionType,
   toTimestamp,
 } from '../../src/api/conditions.ts'
@@ -107,6 +110,90 @@ t.test('Ready copies the first failing gate, in reconcile order', async (t) => {
     reason: 'Pending',
     message: /TargetNamespaceAllowed/,
   })
+})
+
+const ALL_GATES_TRUE = GATING_CONDITIONS.map((type) => cond(type, 'True'))
+
+function aTemplate(valid?: Condition, generation = 3): TemplateForReady {
+  return { metadata: { namespace: 'platform', name: 'web', generation }, status: valid ? { conditions: [valid] } : {} }
+}
+
+t.test('Ready is False while another writer fights over an object (Synced=False/DriftConflict)', async (t) => {
+  const list = [...ALL_GATES_TRUE, cond('Synced', 'False', 'DriftConflict', { message: 'field manager "hpa" keeps changing x' })]
+  t.strictSame(deriveReadyCondition(list), {
+    type: 'Ready',
+    status: 'False',
+    reason: 'DriftConflict',
+    message: 'field manager "hpa" keeps changing x',
+  })
+  t.equal(deriveInstancePhase(list), 'Ready', 'phase follows the gates only, as the v2 API defines it')
+})
+
+t.test('Ready is False while a drift watch cannot run (Synced=False/WatchFailed)', async (t) => {
+  t.match(deriveReadyCondition([...ALL_GATES_TRUE, cond('Synced', 'False', 'WatchFailed', { message: 'forbidden' })]), {
+    status: 'False',
+    reason: 'WatchFailed',
+    message: 'forbidden',
+  })
+})
+
+t.test('Synced states that are normal keep Ready=True', async (t) => {
+  for (const [status, reason] of [
+    ['False', 'Frozen'],
+    ['False', 'SyncPending'],
+    ['Unknown', 'SyncPending'],
+    ['True', 'SyncActive'],
+  ] as const) {
+    t.equal(deriveReadyCondition([...ALL_GATES_TRUE, cond('Synced', status, reason)]).status, 'True', `Synced=${status}/${reason}`)
+  }
+})
+
+t.test('Ready is False for an instance of a Template that is Valid=False', async (t) => {
+  const invalid = cond('Valid', 'False', 'ValidationFailed', {
+    message: 'sync.ignoreFields[0]: unexpected "]" at 5',
+    observedGeneration: 3,
+  })
+  t.strictSame(deriveReadyCondition(ALL_GATES_TRUE, aTemplate(invalid)), {
+    type: 'Ready',
+    status: 'False',
+    reason: 'TemplateInvalid',
+    message: 'Template platform/web is Valid=False/ValidationFailed: sync.ignoreFields[0]: unexpected "]" at 5',
+  })
+  t.match(deriveReadyCondition(ALL_GATES_TRUE, aTemplate(cond('Valid', 'False', 'SpecInvalid'))), {
+    reason: 'TemplateInvalid',
+    message: 'Template platform/web is Valid=False/SpecInvalid',
+  })
+})
+
+t.test('a failing gate of the instance comes before the Template and Synced', async (t) => {
+  const list = ALL_GATES_TRUE.map((c) => (c.type === 'Rendered' ? cond('Rendered', 'False', 'TemplateExecutionFailed') : c))
+  const both = [...list, cond('Synced', 'False', 'DriftConflict')]
+  t.equal(deriveReadyCondition(both, aTemplate(cond('Valid', 'False', 'ValidationFailed'))).reason, 'TemplateExecutionFailed')
+  t.equal(
+    deriveReadyCondition(
+      [...ALL_GATES_TRUE, cond('Synced', 'False', 'DriftConflict')],
+      aTemplate(cond('Valid', 'False', 'ValidationFailed')),
+    ).reason,
+    'TemplateInvalid',
+    'the Template before a fight',
+  )
+})
+
+t.test('a Valid condition of an older Template generation, or a valid Template, does not count', async (t) => {
+  const stale = cond('Valid', 'False', 'ValidationFailed', { observedGeneration: 2 })
+  t.equal(templateInvalidity(aTemplate(stale, 3)), undefined, 'judged at generation 2, spec is at 3')
+  t.equal(deriveReadyCondition(ALL_GATES_TRUE, aTemplate(stale, 3)).status, 'True')
+  t.equal(deriveReadyCondition(ALL_GATES_TRUE, aTemplate(cond('Valid', 'True', 'ValidationSucceeded'))).status, 'True')
+  t.equal(deriveReadyCondition(ALL_GATES_TRUE, aTemplate()).status, 'True', 'not validated yet')
+  t.equal(deriveReadyCondition(ALL_GATES_TRUE, undefined).status, 'True', 'Template unknown to the caller')
+})
+
+t.test('sameTemplateValidity tells when instances must re-derive Ready', async (t) => {
+  const invalid = aTemplate(cond('Valid', 'False', 'ValidationFailed', { message: 'a' }))
+  t.ok(sameTemplateValidity(aTemplate(), aTemplate(cond('Valid', 'True', 'ValidationSucceeded'))), 'unknown and valid are alike')
+  t.notOk(sameTemplateValidity(aTemplate(cond('Valid', 'True', 'ValidationSucceeded')), invalid), 'valid -> invalid')
+  t.notOk(sameTemplateValidity(invalid, aTemplate(cond('Valid', 'False', 'ValidationFailed', { message: 'b' }))), 'another problem')
+  t.ok(sameTemplateValidity(invalid, structuredClone(invalid)))
 })
 
 t.test('Template phase: spec errors, then source errors, else Valid', async (t) => {

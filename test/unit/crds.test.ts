@@ -104,11 +104,13 @@ t.test('printer columns', async (t) => {
   ])
   t.strictSame(cols(templateInstanceCrd()), [
     ['Template', '.spec.templateRef.name', 0],
-    ['Phase', '.status.phase', 0],
-    ['Synced', '.status.conditions[?(@.type=="Synced")].status', 0],
+    ['Ready', '.status.conditions[?(@.type=="Ready")].status', 0],
+    ['Reason', '.status.conditions[?(@.type=="Ready")].reason', 0],
+    ['Sync', '.status.conditions[?(@.type=="Synced")].reason', 0],
     ['Age', '.metadata.creationTimestamp', 0],
     ['Template-Namespace', '.spec.templateRef.namespace', 1],
-    ['Reason', '.status.conditions[?(@.type=="Ready")].reason', 1],
+    ['Phase', '.status.phase', 1],
+    ['Synced', '.status.conditions[?(@.type=="Synced")].status', 1],
   ])
 })
 
