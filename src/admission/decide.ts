@@ -37,6 +37,7 @@ import {
   evaluationFailed,
   ignoreInvalidDenied,
   malformedRequest,
+  revertDeleteWarning,
   revertWarning,
   updateDenied,
   type Ownership,
@@ -201,7 +202,7 @@ function judgeRevert(facts: RequestFacts, owned: Owned, target: string): Decisio
   const warn = (paths?: readonly string[]): Decision =>
     allow('SyncRevert', allowMessage('SyncRevert', target, owned.owner, owned.template), {
       owner: owned.owner,
-      warnings: [revertWarning(owned.owner)],
+      warnings: [req.operation === 'DELETE' ? revertDeleteWarning(owned.owner) : revertWarning(owned.owner)],
       changedPaths: paths,
     })
   if (req.operation === 'DELETE') return warn()

@@ -66,6 +66,14 @@ export function revertWarning(instance: string): string {
   return `this change will be reverted by TemplateInstance ${instance}`
 }
 
+/**
+ * A DELETE under revert is not undone but followed by a new object of the
+ * same name (a new UID): say so, since `kubectl get` right after shows it again.
+ */
+export function revertDeleteWarning(instance: string): string {
+  return `this object will be re-created by TemplateInstance ${instance} right after it is deleted`
+}
+
 /** Why a request was let through; for logs and the review's status message. */
 export function allowMessage(reason: AllowReason, target: string, owner?: string, template?: string): string {
   switch (reason) {

@@ -161,7 +161,8 @@ interface Case {
   name: string
   req: () => AdmissionRequest
   world?: World
-  want: { allowed: boolean; reason: DecisionReason; warned?: boolean; paths?: string[] }
+  /** true: the revert warning for a change; a string: that warning exactly. */
+  want: { allowed: boolean; reason: DecisionReason; warned?: true | string; paths?: string[] }
 }
 
 const changeData = (o: { data: Record<string, string> }): void => {
@@ -339,10 +340,14 @@ const cases: Case[] = [
     want: { allowed: true, reason: 'SyncRevert', warned: true, paths: ['data.owner'] },
   },
   {
-    name: 'revert allows a DELETE with a warning',
+    name: 'revert allows a DELETE with a warning that the object will be re-created',
     req: () => request({ operation: 'DELETE' }),
     world: { template: aTemplate('revert') },
-    want: { allowed: true, reason: 'SyncRevert', warned: true },
+    want: {
+      allowed: true,
+      reason: 'SyncRevert',
+      warned: 'this object will be re-created by TemplateInstance team-a/app1 right after it is deleted',
+    },
   },
   {
     name: 'revert does not warn about a change that will not be reverted',
@@ -476,7 +481,8 @@ for (const c of cases) {
     t.equal(d.allowed, c.want.allowed, 'allowed')
     t.equal(d.reason, c.want.reason, 'reason')
     if (c.want.warned) {
-      t.strictSame(d.warnings, ['this change will be reverted by TemplateInstance team-a/app1'])
+      const want = c.want.warned === true ? 'this change will be reverted by TemplateInstance team-a/app1' : c.want.warned
+      t.strictSame(d.warnings, [want])
     } else {
       t.equal(d.warnings, undefined, 'no warning')
     }
