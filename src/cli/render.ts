@@ -15,7 +15,7 @@
 
 import { KubeConfig } from '@kubernetes/client-node'
 import type { SyncMode } from '../api/names.ts'
-import { GROUP, VERSION } from '../api/names.ts'
+import { GROUP, SYNC_MODES, VERSION } from '../api/names.ts'
 import type { Template } from '../api/template.ts'
 import type { TemplateInstance, TemplateParameter } from '../api/templateinstance.ts'
 import type { RenderOutcome } from '../controller/pipeline.ts'
@@ -177,10 +177,30 @@ export async function readInstance(client: KubeClient, ref: InstanceName): Promi
 
 function readFiles(templatePath: string, instancePath: string, namespace: string): Inputs {
   const template = loadManifest(templatePath, 'Template') as unknown as Template
+  const modeProblem = syncModeProblem(template)
+  if (modeProblem !== undefined) throw new CommandError(`${templatePath}: ${modeProblem}`, 1)
   const instance = structuredClone(loadManifest(instancePath, 'TemplateInstance')) as unknown as TemplateInstance
   const meta = (instance.metadata ??= {})
   meta.namespace ||= namespace
   return { template, instance }
+}
+
+/**
+ * What the API server says about spec.sync.mode of a Template read from a
+ * file (kubectl's YAML 1.1 reading: an unquoted `off` is the boolean false),
+ * with a hint for that case; undefined when the mode is valid or absent.
+ */
+export function syncModeProblem(template: Template): string | undefined {
+  const sync: unknown = template.spec.sync
+  const mode = typeof sync === 'object' && sync !== null ? (sync as Record<string, unknown>)['mode'] : undefined
+  // null is pruned by the API server and defaulted to off, like an absent field.
+  if (mode === undefined || mode === null || (typeof mode === 'string' && (SYNC_MODES as readonly string[]).includes(mode))) {
+    return undefined
+  }
+  const supported = SYNC_MODES.map((m) => JSON.stringify(m)).join(', ')
+  const problem = `spec.sync.mode: Unsupported value: ${JSON.stringify(mode)}: supported values: ${supported}`
+  if (mode !== false) return problem
+  return `${problem}\nhint: kubectl reads YAML 1.1, where an unquoted off is the boolean false; quote it: mode: "off"`
 }
 
 /** The instance with --set values in place of its own entries for those parameters. */

@@ -179,6 +179,28 @@ t.test('--show-secrets prints Secret values; revert mode adds the resource final
   t.same(cm.metadata.finalizers, [FINALIZER_RESOURCE])
 })
 
+t.test('a Template file is read as kubectl reads it: an unquoted mode off is the boolean false, refused with a hint', async (t) => {
+  for (const spelling of ['off', 'Off', 'OFF', 'no', 'false']) {
+    const r = await render(files(templateYaml({ mode: spelling })))
+    t.equal(r.code, 1, `mode: ${spelling}`)
+    t.equal(r.out, '', 'nothing rendered')
+    t.match(r.err, /f\d+\.yaml: spec\.sync\.mode: Unsupported value: false: supported values: "off", "revert", "strict"\n/)
+    t.match(r.err, /hint: kubectl reads YAML 1\.1, where an unquoted off is the boolean false; quote it: mode: "off"/)
+  }
+  const on = await render(files(templateYaml({ mode: 'on' })))
+  t.equal(on.code, 1, 'mode: on is true, not a mode')
+  t.match(on.err, /spec\.sync\.mode: Unsupported value: true:/)
+  t.notMatch(on.err, /hint/, 'the hint is only for off')
+  for (const quoted of ['"off"', "'off'"]) {
+    const r = await render(files(templateYaml({ mode: quoted })))
+    t.equal(r.code, 0, `mode: ${quoted} renders: ${r.err}`)
+    t.equal(byKind(r, 'ConfigMap').metadata.labels?.[LABEL_SYNC_MODE], 'off')
+  }
+  const unset = await render(files(templateYaml({ mode: '~' })))
+  t.equal(unset.code, 0, 'a null mode is defaulted to off, as the API server does')
+  t.equal(byKind(unset, 'ConfigMap').metadata.labels?.[LABEL_SYNC_MODE], 'off')
+})
+
 t.test('--set replaces an instance entry and adds new ones', async (t) => {
   const r = await render([...files(), '--set', 'greeting=a=b', '--set', 'replicas=5'])
   t.equal(r.code, 0, r.err)
