@@ -46,6 +46,8 @@ export interface ControlPlane {
   stop(opts?: { keepWorkDir?: boolean }): Promise<void>
   /** Stops and restarts kube-apiserver only, keeping etcd and its data. */
   restartApiServer(): Promise<void>
+  /** Stops kube-apiserver, keeps it down for `ms`, then starts it again (same port, etcd data kept). */
+  apiServerOutage(ms: number): Promise<void>
 }
 
 const RECORD_DIR = join(tmpdir(), 'template-sync-controlplanes')
@@ -450,6 +452,12 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       async restartApiServer() {
         samplePeaks()
         await stopOne('kube-apiserver')
+        await startApi()
+      },
+      async apiServerOutage(ms) {
+        samplePeaks()
+        await stopOne('kube-apiserver')
+        await new Promise((r) => setTimeout(r, ms))
         await startApi()
       },
     }

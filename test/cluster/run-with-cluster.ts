@@ -1,7 +1,8 @@
 // Starts one local control plane, runs the given command with KUBECONFIG (and
 // TEMPLATE_SYNC_TEST_CLUSTER, a JSON description) pointing at it, then stops the
 // control plane whatever the command's outcome. Exits with the command's code.
-// A loopback-only control endpoint lets tests restart kube-apiserver.
+// A loopback-only control endpoint lets tests restart kube-apiserver or take it
+// down for a while.
 
 import { spawn } from 'node:child_process'
 import { createServer } from 'node:http'
@@ -20,11 +21,35 @@ const cp = await startControlPlane({ log })
 log(`ready in ${cp.startMs} ms at ${cp.server} (work dir ${cp.workDir})`)
 
 let restarting: Promise<void> | undefined
+let outage: Promise<void> | undefined
 const control = createServer((req, res) => {
   if (req.method === 'POST' && req.url === '/restart-apiserver') {
     restarting ??= cp.restartApiServer().finally(() => (restarting = undefined))
     restarting.then(
       () => res.writeHead(200).end('restarted'),
+      (e: unknown) => res.writeHead(500).end(String(e)),
+    )
+    return
+  }
+  // POST /apiserver-outage?seconds=N: kube-apiserver down for N seconds; answers once it is serving again.
+  const url = new URL(req.url ?? '/', 'http://control')
+  if (req.method === 'POST' && url.pathname === '/apiserver-outage') {
+    const seconds = Number(url.searchParams.get('seconds'))
+    if (!Number.isFinite(seconds) || seconds < 0 || seconds > 600) {
+      res.writeHead(400).end(`seconds must be a number in 0..600, got ${JSON.stringify(url.searchParams.get('seconds'))}`)
+      return
+    }
+    if (outage !== undefined) {
+      res.writeHead(409).end('an outage is already in progress')
+      return
+    }
+    log(`kube-apiserver down for ${seconds} s`)
+    outage = cp.apiServerOutage(seconds * 1000).finally(() => (outage = undefined))
+    outage.then(
+      () => {
+        log('kube-apiserver back')
+        res.writeHead(200).end('back')
+      },
       (e: unknown) => res.writeHead(500).end(String(e)),
     )
     return
