@@ -1,113 +1,96 @@
 // `template-sync local`: the whole system on this machine. Builds (or reuses)
 // the control-plane binaries, starts etcd + kube-apiserver +
-// kube-controller-manager, installs the CRDs and the chart's own webhook
-// configuration (pointing at a local URL), runs the webhook and the reconciler
-// as separate processes with their own identities, applies examples/, and
-// prints what to try. Ctrl-C stops everything. `--check` runs the walkthrough
-// itself (a denied edit, a reverted edit) and exits.
+// kube-controller-manager, installs template-sync on it (local-system.ts:
+// CRDs, identities, the webhook and the reconciler under a supervisor that
+// restarts them like a kubelet, the chart's webhook configuration), applies
+// examples/ and prints what to try. Ctrl-C stops everything, one line per
+// process. `--check` runs the walkthrough itself and exits.
+//
+// Exit codes: 0 stopped by Ctrl-C / SIGTERM / SIGHUP (the normal end) or
+// --check passed; 1 a start failure, an unexpected error, a failed --check or
+// a process that had to be killed; 2 usage. Ctrl-C gives 0 rather than the
+// shell's 130 because it is the documented way to end `local`: a clean stop
+// at the person's request is a success. (Under `npm start`, npm receives the
+// same Ctrl-C and exits 130 itself, silently.)
 
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { parseArgs } from 'node:util'
 import { loadAll } from 'js-yaml'
-import { startControlPlane, freePort, defaultBinDir, type ControlPlane } from '../local/controlplane.ts'
-import { KubeClient, CONTENT_APPLY, CONTENT_MERGE } from '../kube/client.ts'
-import { RestMapper, resourcePath } from '../kube/discovery.ts'
-import { KubeApiError } from '../kube/errors.ts'
-import { crdManifests } from '../api/crds.ts'
 import { GROUP, VERSION } from '../api/names.ts'
-
-const root = resolve(fileURLToPath(new URL('../..', import.meta.url)))
-const NAMESPACE = 'template-sync'
-const RECONCILER_SA = 'template-sync-reconciler'
+import { CONTENT_MERGE, KubeClient } from '../kube/client.ts'
+import { RestMapper } from '../kube/discovery.ts'
+import { KubeApiError } from '../kube/errors.ts'
+import { defaultBinDir, startControlPlane, type ControlPlane } from '../local/controlplane.ts'
+import { parseFlags, boolFlag, stringFlag, UsageError, type TextSink } from './args.ts'
+import { describeError } from './exit-report.ts'
+import { installLastWords } from './last-words.ts'
+import { isAlive, killGroup } from './processes.ts'
+import { applyManifest, REPO_ROOT, startSystem, until, type Manifest, type RunningSystem } from './local-system.ts'
+import { reapLeftovers, Supervisor } from './supervisor.ts'
 
 type Out = (line: string) => void
 
-interface Manifest {
-  apiVersion: string
-  kind: string
-  metadata: { name: string; namespace?: string }
-  [k: string]: unknown
+export function localUsage(): string {
+  return `usage: template-sync local [--check] [--skip-build] [--state-dir DIR]
+
+Starts a local control plane (etcd, kube-apiserver, kube-controller-manager),
+runs the webhook and the reconciler on it as separate processes, applies
+examples/ and prints what to try. The webhook and the reconciler are
+restarted when they exit (back-off 1 s doubling to 30 s, reset after a
+minute of running), with one line on the terminal each time. Ctrl-C stops
+everything, one line per process stopped.
+
+  --check            run the walkthrough (a denied strict edit, a reverted
+                     revert edit, ignored fields kept) and exit with its result
+  --skip-build       do not run test/cluster/build.sh; use the binaries already in
+                     $TEMPLATE_SYNC_BIN_DIR (default test/cluster/bin)
+  --state-dir DIR    where the kubeconfigs, the webhook certificate and the logs
+                     of the webhook and the reconciler go (default .local/ in the
+                     repository) [$TEMPLATE_SYNC_LOCAL_DIR]
+  -h, --help         print this help
+
+Exit codes: 0 stopped by Ctrl-C (SIGINT), SIGTERM or SIGHUP, or --check passed;
+1 a start failure, an unexpected error, a failed --check, or a process that
+did not stop on SIGTERM; 2 usage error.
+`
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  let last: unknown
-  for (;;) {
-    try {
-      const v = await fn()
-      if (v !== undefined) return v
-    } catch (e) {
-      last = e
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`)
-    await sleep(200)
-  }
+interface LocalOptions {
+  readonly check: boolean
+  readonly skipBuild: boolean
+  readonly stateDir: string | undefined
 }
 
-async function applyManifest(client: KubeClient, mapper: RestMapper, m: Manifest): Promise<void> {
-  const mapping = await mapper.mapping(m.apiVersion, m.kind)
-  await client.request('PATCH', resourcePath(mapping, m.metadata.namespace, m.metadata.name), {
-    body: m,
-    contentType: CONTENT_APPLY,
-    query: { fieldManager: 'template-sync-local', force: true },
+function parseLocalArgs(argv: readonly string[]): LocalOptions | 'help' {
+  const args = parseFlags(argv, {
+    check: { type: 'boolean' },
+    'skip-build': { type: 'boolean' },
+    'state-dir': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
   })
+  if (boolFlag(args, 'help')) return 'help'
+  if (args.positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(args.positionals[0])}`)
+  return { check: boolFlag(args, 'check'), skipBuild: boolFlag(args, 'skip-build'), stateDir: stringFlag(args, 'state-dir') }
+}
+
+/** Why the run ends: a signal (the normal end), a finished --check, or a failure. */
+class Ending extends Error {
+  readonly exitCode: number
+  constructor(message: string, exitCode: number) {
+    super(message)
+    this.exitCode = exitCode
+  }
 }
 
 function buildBinaries(out: Out): void {
   out('building (or reusing) the control-plane binaries and helm ...')
-  const r = spawnSync('bash', [join(root, 'test/cluster/build.sh'), 'etcd', 'kube-apiserver', 'kube-controller-manager', 'helm'], {
+  const r = spawnSync('bash', [join(REPO_ROOT, 'test/cluster/build.sh'), 'etcd', 'kube-apiserver', 'kube-controller-manager', 'helm'], {
     stdio: ['ignore', 'inherit', 'inherit'],
   })
+  // The terminal's Ctrl-C reaches build.sh too, while this process is blocked in spawnSync.
+  if (r.signal !== null) throw new Ending(`build interrupted by ${r.signal}`, 0)
   if (r.status !== 0) throw new Error('test/cluster/build.sh failed (Go 1.26 is needed to build the local control plane)')
-}
-
-function startProcess(name: string, args: string[], logDir: string, out: Out): ChildProcess {
-  const logFile = join(logDir, `${name}.log`)
-  const child = spawn(process.execPath, [join(root, 'bin/template-sync.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-  const lines: string[] = []
-  const sink = (b: Buffer): void => {
-    writeFileSync(logFile, b, { flag: 'a' })
-    lines.push(...b.toString().split('\n').filter(Boolean))
-    if (lines.length > 50) lines.splice(0, lines.length - 50)
-  }
-  child.stdout?.on('data', sink)
-  child.stderr?.on('data', sink)
-  child.on('exit', (code, signal) => {
-    if (code !== 0 && signal === null) out(`${name} exited with code ${code}; last log lines:\n${lines.slice(-10).join('\n')}`)
-  })
-  return child
-}
-
-async function waitHealthy(port: number, what: string): Promise<void> {
-  await until(`${what} ready`, async () => ((await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200 ? true : undefined), 90_000)
-}
-
-function tokenKubeconfig(cp: ControlPlane, token: string, path: string): void {
-  const ca = Buffer.from(cp.caPem).toString('base64')
-  writeFileSync(
-    path,
-    [
-      'apiVersion: v1',
-      'kind: Config',
-      'clusters:',
-      '- name: local',
-      `  cluster: {server: "${cp.server}", certificate-authority-data: ${ca}}`,
-      'users:',
-      '- name: reconciler',
-      `  user: {token: "${token}"}`,
-      'contexts:',
-      '- name: local',
-      '  context: {cluster: local, user: reconciler}',
-      'current-context: local',
-      '',
-    ].join('\n'),
-    { mode: 0o600 },
-  )
 }
 
 function walkthrough(kubeconfig: string): string {
@@ -127,208 +110,176 @@ revert (Deployment team-a/web): drift is put back within a second
   ${k} -n team-a set image deployment/web web=registry.example.com/web:evil
   ${k} -n team-a get deployment web -o jsonpath='{.spec.template.spec.containers[0].image}'
   ${k} -n team-a scale deployment web --replicas=5     # kept: spec.replicas is ignored
+  ${k} -n team-a delete deployment web                 # re-created at once (a new UID)
 
 off (ConfigMap team-a/team-settings): seeded once, then yours
   ${k} -n team-a patch configmap team-settings --type merge -p '{"data":{"log-level":"debug"}}'
 
 status and events
-  ${k} get templateinstances -A
+  ${k} get templateinstances -A        # READY, REASON, SYNC at a glance
   ${k} -n team-a describe templateinstance web
 
 Press Ctrl-C to stop everything.
 `
 }
 
+/** Kills the process groups of a control plane at once (the unplanned-exit path). */
+function killControlPlaneNow(cp: ControlPlane | undefined): void {
+  for (const pid of Object.values(cp?.pids ?? {})) killGroup(pid, 'SIGKILL')
+}
+
+async function applyExamples(client: KubeClient, signal: AbortSignal): Promise<void> {
+  const mapper = new RestMapper(client)
+  for (const ns of ['platform', 'team-a'])
+    await applyManifest(client, mapper, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })
+  const files = readdirSync(join(REPO_ROOT, 'examples'))
+    .filter((n) => n.endsWith('.yaml'))
+    .sort()
+  for (const f of files) {
+    for (const doc of loadAll(readFileSync(join(REPO_ROOT, 'examples', f), 'utf8')))
+      if (doc) await applyManifest(client, mapper, doc as Manifest)
+  }
+  for (const name of ['baseline', 'web', 'settings']) {
+    await until(
+      `TemplateInstance team-a/${name} Ready`,
+      async () => {
+        const i = await client.get<{ status?: { conditions?: { type: string; status: string }[] } }>(
+          `/apis/${GROUP}/${VERSION}/namespaces/team-a/templateinstances/${name}`,
+        )
+        return i.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? true : undefined
+      },
+      60_000,
+      signal,
+    )
+  }
+}
+
 export async function runLocal(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
-  io: { stdout?: NodeJS.WritableStream } = {},
+  io: { stdout?: TextSink } = {},
 ): Promise<number> {
   const out: Out = (line) => void (io.stdout ?? process.stdout).write(`${line}\n`)
-  let flags
+  let opts: LocalOptions | 'help'
   try {
-    flags = parseArgs({
-      args: [...argv],
-      options: { check: { type: 'boolean' }, 'skip-build': { type: 'boolean' }, 'state-dir': { type: 'string' } },
-      strict: true,
-    }).values
+    opts = parseLocalArgs(argv)
   } catch (e) {
-    out(`${(e as Error).message}\nusage: template-sync local [--check] [--skip-build] [--state-dir DIR]`)
+    out(`template-sync local: ${(e as Error).message}\n\n${localUsage()}`)
     return 2
   }
+  if (opts === 'help') {
+    out(localUsage())
+    return 0
+  }
   const t0 = Date.now()
-  if (!flags['skip-build']) buildBinaries(out)
-  const stateDir = resolve(flags['state-dir'] ?? env.TEMPLATE_SYNC_LOCAL_DIR ?? join(root, '.local'))
+  const stateDir = resolve(opts.stateDir ?? env.TEMPLATE_SYNC_LOCAL_DIR ?? join(REPO_ROOT, '.local'))
   mkdirSync(stateDir, { recursive: true })
-  const children: ChildProcess[] = []
+  const recordFile = join(stateDir, 'processes.json')
+  reapLeftovers(recordFile, out)
+  const supervisor = new Supervisor({ say: out, recordFile })
   let cp: ControlPlane | undefined
   let client: KubeClient | undefined
-  let stopped = false
-  const stop = async (): Promise<void> => {
-    if (stopped) return
-    stopped = true
-    out('stopping ...')
-    // The webhook configuration goes first: with the webhook gone it would block writes.
-    if (client)
-      await client.request('DELETE', `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/template-sync`).catch(() => {})
-    for (const c of children) c.kill('SIGTERM')
-    await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null || c.signalCode !== null ? r(null) : c.once('exit', r)))))
-    client?.close()
-    await cp?.stop()
+  let system: RunningSystem | undefined
+
+  // Everything that ends the run aborts this; the main flow below then stops in order.
+  const ending = new AbortController()
+  const end = (why: Ending): void => {
+    if (!ending.signal.aborted) ending.abort(why)
   }
-  const onSignal = (): void => void stop().then(() => process.exit(0))
-  process.once('SIGINT', onSignal)
-  process.once('SIGTERM', onSignal)
-  try {
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (!ending.signal.aborted) {
+      out(`${signal}: stopping`)
+      end(new Ending(signal, 0))
+      return
+    }
+    // A second Ctrl-C while stopping: do not make the person wait for graceful stops.
+    out(`${signal} again: killing what is left`)
+    supervisor.killNow()
+    killControlPlaneNow(cp)
+  }
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+  for (const s of signals) process.on(s, onSignal)
+  const lastWords = installLastWords({
+    who: 'template-sync local',
+    onFatal: (what) => end(new Ending(what, 1)),
+    onExit: () => {
+      supervisor.killNow()
+      killControlPlaneNow(cp)
+    },
+  })
+  const run = async (): Promise<void> => {
+    const signal = ending.signal
+    if (!opts.skipBuild) buildBinaries(out)
+    signal.throwIfAborted()
     cp = await startControlPlane({ log: (m) => out(`control plane: ${m}`), binDir: defaultBinDir() })
+    signal.throwIfAborted()
     const kubeconfig = join(stateDir, 'kubeconfig')
     writeFileSync(kubeconfig, readFileSync(cp.kubeconfigPath), { mode: 0o600 })
     client = KubeClient.fromFile(cp.kubeconfigPath, 'template-sync-local')
-    const mapper = new RestMapper(client)
-    for (const crd of crdManifests()) await applyManifest(client, mapper, crd as unknown as Manifest)
-    await until(
-      'CRDs served',
-      () => client?.getOrUndefined(`/apis/${GROUP}/${VERSION}/templates`).catch(() => undefined) ?? Promise.resolve(undefined),
-    )
-    for (const ns of [NAMESPACE, 'platform', 'team-a'])
-      await applyManifest(client, mapper, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })
-
-    // The reconciler runs as its own ServiceAccount, so that the webhook
-    // exempts it and nobody else (cluster-admin only on this local cluster).
-    await applyManifest(client, mapper, {
-      apiVersion: 'v1',
-      kind: 'ServiceAccount',
-      metadata: { name: RECONCILER_SA, namespace: NAMESPACE },
-    })
-    await applyManifest(client, mapper, {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: 'template-sync-local-reconciler' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
-      subjects: [{ kind: 'ServiceAccount', name: RECONCILER_SA, namespace: NAMESPACE }],
-    })
-    const tr = await client.request<{ status: { token: string } }>(
-      'POST',
-      `/api/v1/namespaces/${NAMESPACE}/serviceaccounts/${RECONCILER_SA}/token`,
-      { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 86400 } } },
-    )
-    const reconcilerKubeconfig = join(stateDir, 'reconciler.kubeconfig')
-    tokenKubeconfig(cp, tr.status.token, reconcilerKubeconfig)
-
-    const certDir = join(stateDir, 'webhook-tls')
-    mkdirSync(certDir, { recursive: true })
-    const cert = cp.issueServingCert('webhook', ['127.0.0.1', 'localhost'])
-    writeFileSync(join(certDir, 'tls.crt'), cert.certPem)
-    writeFileSync(join(certDir, 'tls.key'), cert.keyPem, { mode: 0o600 })
-    const [webhookPort, webhookHealth, reconcilerHealth] = [await freePort(), await freePort(), await freePort()]
-    const operator = `system:serviceaccount:${NAMESPACE}:${RECONCILER_SA}`
-    children.push(
-      startProcess(
-        'webhook',
-        [
-          'webhook',
-          '--kubeconfig',
-          cp.kubeconfigPath,
-          '--cert-dir',
-          certDir,
-          '--listen-address',
-          '127.0.0.1',
-          '--port',
-          String(webhookPort),
-          '--health-address',
-          '127.0.0.1',
-          '--health-port',
-          String(webhookHealth),
-          '--operator-usernames',
-          operator,
-        ],
-        stateDir,
-        out,
-      ),
-    )
-    children.push(
-      startProcess(
-        'reconciler',
-        [
-          'reconciler',
-          '--kubeconfig',
-          reconcilerKubeconfig,
-          '--health-address',
-          '127.0.0.1',
-          '--health-port',
-          String(reconcilerHealth),
-          '--leader-election-namespace',
-          NAMESPACE,
-        ],
-        stateDir,
-        out,
-      ),
-    )
-    await waitHealthy(webhookHealth, 'webhook')
-    await waitHealthy(reconcilerHealth, 'reconciler')
-
-    // The chart's own webhook configuration, pointed at the local server.
-    const helm = join(defaultBinDir(), 'helm')
-    const rendered = spawnSync(
-      helm,
-      [
-        'template',
-        'template-sync',
-        join(root, 'charts/template-sync'),
-        '--namespace',
-        NAMESPACE,
-        '--kube-version',
-        '1.37.2',
-        '--show-only',
-        'templates/webhook-configuration.yaml',
-        '--set',
-        `webhook.url=https://127.0.0.1:${webhookPort}/validate`,
-        '--set',
-        `webhook.caBundle=${Buffer.from(cp.caPem).toString('base64')}`,
-      ],
-      {
-        encoding: 'utf8',
-        env: {
-          ...process.env,
-          HELM_CACHE_HOME: join(stateDir, 'helm'),
-          HELM_CONFIG_HOME: join(stateDir, 'helm'),
-          HELM_DATA_HOME: join(stateDir, 'helm'),
-        },
-      },
-    )
-    if (rendered.status !== 0) throw new Error(`helm template failed: ${rendered.stderr}`)
-    for (const doc of loadAll(rendered.stdout)) if (doc) await applyManifest(client, mapper, doc as Manifest)
-
-    for (const f of readdirSync(join(root, 'examples'))
-      .filter((n) => n.endsWith('.yaml'))
-      .sort()) {
-      for (const doc of loadAll(readFileSync(join(root, 'examples', f), 'utf8')))
-        if (doc) await applyManifest(client, mapper, doc as Manifest)
-    }
-    const instances = ['baseline', 'web', 'settings']
-    for (const name of instances) {
-      await until(`TemplateInstance team-a/${name} Ready`, async () => {
-        const i = await client?.get<{ status?: { conditions?: { type: string; status: string }[] } }>(
-          `/apis/${GROUP}/${VERSION}/namespaces/team-a/templateinstances/${name}`,
-        )
-        return i?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? true : undefined
-      })
-    }
+    system = await startSystem({ cluster: cp, client, supervisor, stateDir, helm: join(defaultBinDir(), 'helm'), signal })
+    await applyExamples(client, signal)
     out(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s (control plane ${(cp.startMs / 1000).toFixed(1)} s); logs in ${stateDir}`)
-
-    if (flags.check) {
+    if (opts.check) {
       const ok = await check(client, out)
-      await stop()
-      return ok ? 0 : 1
+      end(new Ending(ok ? 'check passed' : 'check failed', ok ? 0 : 1))
+      return
     }
     out(walkthrough(kubeconfig))
-    await new Promise<never>(() => {})
-  } catch (e) {
-    out(`template-sync local failed: ${(e as Error).message}`)
-    await stop()
-    return 1
+    await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))
   }
-  return 0
+
+  let code: number
+  try {
+    await run()
+    code = ending.signal.reason instanceof Ending ? ending.signal.reason.exitCode : 0
+  } catch (e) {
+    const why: unknown = e instanceof Ending ? e : ending.signal.reason
+    if (why instanceof Ending) {
+      code = why.exitCode
+    } else {
+      const [first, ...rest] = describeError(e)
+      out(`template-sync local failed: ${first ?? ''}`)
+      for (const line of rest) out(line)
+      code = 1
+    }
+  }
+  if (!(await stopAll({ out, supervisor, system, client, cp }))) code = Math.max(code, 1)
+  for (const s of signals) process.off(s, onSignal)
+  lastWords.planned()
+  lastWords.dispose()
+  return code
+}
+
+/** Stops in order, one line per process; false when something needed SIGKILL or survived. */
+async function stopAll(s: {
+  out: Out
+  supervisor: Supervisor
+  system: RunningSystem | undefined
+  client: KubeClient | undefined
+  cp: ControlPlane | undefined
+}): Promise<boolean> {
+  let ok = true
+  // First the webhook configuration: without the webhook it would block strict objects.
+  await s.system?.removeWebhookConfiguration().catch((e: unknown) => {
+    s.out(`could not delete the webhook configuration: ${(e as Error).message}`)
+  })
+  for (const o of await s.supervisor.stop()) ok &&= o.clean
+  s.client?.close()
+  if (s.cp !== undefined) {
+    const pids = { ...s.cp.pids }
+    await s.cp.stop().catch((e: unknown) => s.out(`control plane stop failed: ${(e as Error).message}`))
+    for (const name of ['kube-controller-manager', 'kube-apiserver', 'etcd']) {
+      const pid = pids[name]
+      if (pid === undefined) continue
+      if (isAlive(pid)) {
+        ok = false
+        s.out(`${name} (pid ${pid}) is still running`)
+      } else {
+        s.out(`stopped ${name} (pid ${pid})`)
+      }
+    }
+  }
+  return ok
 }
 
 /** The walkthrough, done by a program: a denied strict edit, a reverted one, a kept ignored field. */
@@ -365,7 +316,7 @@ async function check(client: KubeClient, out: Out): Promise<boolean> {
   )
   out(`check: revert-mode drift reverted: ${reverted ? 'yes' : 'NO'}`)
   await client.request('PATCH', `${dep}/scale`, { body: { spec: { replicas: 5 } }, contentType: CONTENT_MERGE })
-  await sleep(1500)
+  await new Promise((r) => setTimeout(r, 1500))
   const scaled = (await client.get<{ spec: { replicas: number } }>(dep)).spec.replicas === 5
   out(`check: ignored spec.replicas kept: ${scaled ? 'yes' : 'NO'}`)
   return deniedOk && allowed && reverted && scaled
