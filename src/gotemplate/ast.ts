@@ -114,6 +114,8 @@ export interface NumberNode {
   readonly isUint: boolean
   readonly isFloat: boolean
   readonly int: bigint
+  /** The value as a uint64 when isUint. */
+  readonly uint: bigint
   readonly float: number
 }
 

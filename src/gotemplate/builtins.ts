@@ -4,7 +4,7 @@
 // `and` and `or` are evaluated lazily by the executor itself (Go 1.18+ short
 // circuit); their `fn` is only used when called with already evaluated values.
 
-import { GoFuncError, isMap } from './value.ts'
+import { GoFuncError, GoInt, isMap, uint8 } from './value.ts'
 import type { FuncMap, GoFuncSpec, GoValue } from './value.ts'
 import { eq, ge, gt, isTrue, le, lt, ne } from './compare.ts'
 import { htmlEscape, jsEscape, queryEscape } from './escape.ts'
@@ -28,12 +28,19 @@ function length(item: GoValue): GoValue {
   return fail(`len of type ${typeName(item)}`)
 }
 
-/** An index argument for a slice, array or string of length n (Go checks > n, then reflect panics at n). */
+/**
+ * An index argument of any integer type for a slice, array or string of
+ * length n (Go checks > n, then reflect panics at n). An unsigned index is
+ * read as an int64, as Go's indexArg converts it.
+ */
 function indexArg(index: GoValue, n: number): number {
   if (index === undefined || index === null) return fail('cannot index slice/array with nil')
-  if (typeof index !== 'bigint') return fail(`cannot index slice/array with type ${typeName(index)}`)
-  if (index < 0n || index > BigInt(n)) return fail(`index out of range: ${index}`)
-  return Number(index)
+  let x: bigint
+  if (typeof index === 'bigint') x = index
+  else if (index instanceof GoInt) x = BigInt.asIntN(64, index.value)
+  else return fail(`cannot index slice/array with type ${typeName(index)}`)
+  if (x < 0n || x > BigInt(n)) return fail(`index out of range: ${x}`)
+  return Number(x)
 }
 
 // The zero value Go returns for a missing key, by map type.
@@ -44,7 +51,6 @@ function zeroOfElem(m: object): GoValue {
 function index(item: GoValue, ...indexes: GoValue[]): GoValue {
   let v: GoValue = item === null ? undefined : item
   if (v === undefined) return fail('index of untyped nil')
-  let isByte = false
   for (const raw of indexes) {
     const idx = raw === null ? undefined : raw
     if (v === null || v === undefined) return fail('index of nil pointer')
@@ -52,8 +58,7 @@ function index(item: GoValue, ...indexes: GoValue[]): GoValue {
       const b = utf8(v)
       const x = indexArg(idx, b.length)
       if (x === b.length) return fail('reflect: string index out of range')
-      v = BigInt(b[x] ?? 0)
-      isByte = true
+      v = uint8(b[x] ?? 0)
     } else if (Array.isArray(v)) {
       const list = v as readonly GoValue[]
       const x = indexArg(idx, list.length)
@@ -64,8 +69,7 @@ function index(item: GoValue, ...indexes: GoValue[]): GoValue {
       if (typeof idx !== 'string') return fail(`value has type ${typeName(idx)}; should be string`)
       v = Object.hasOwn(v, idx) ? v[idx] : zeroOfElem(v)
     } else {
-      // A byte taken from a string is Go's uint8.
-      return fail(`can't index item of type ${isByte ? 'uint8' : typeName(v)}`)
+      return fail(`can't index item of type ${typeName(v)}`)
     }
   }
   return v

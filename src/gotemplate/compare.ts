@@ -1,12 +1,14 @@
 // Truth and the comparison built-ins (eq ne lt le gt ge) with Go's type
-// rules: only basic kinds compare, int and float64 never compare with each
-// other, and lists or maps are not comparable at all. JSON numbers are
-// float64, so `eq .replicas 3` is an error in Go and is one here.
+// rules: only basic kinds order, integers compare across int, int64 and the
+// unsigned types, int and float64 never compare with each other, lists and
+// maps are not comparable at all, and pointers are equal only to themselves.
+// JSON numbers are float64, so `eq .replicas 3` is an error in Go and is one
+// here.
 
-import { GoTime, GoFuncError, isMap } from './value.ts'
+import { GoInt, GoObject, GoTime, GoFuncError, isUnsignedKind, sameComparable } from './value.ts'
 import type { GoValue } from './value.ts'
 import { formatS, formatValue, typeName } from './fmt.ts'
-import { goKindOf } from './sprig/types.ts'
+import { goKindOf, isNilSlice } from './sprig/types.ts'
 import { compareGoStrings } from './sprig/utf8.ts'
 
 /** Go's truth: zero values and empty collections are false; structs (time) are true. */
@@ -25,12 +27,14 @@ export function isTrue(v: GoValue): boolean {
   }
   if (v === null) return false
   if (Array.isArray(v)) return v.length > 0
-  if (v instanceof GoTime) return true
+  if (v instanceof GoInt) return v.value !== 0n
+  // Structs are always true, non-nil pointers too.
+  if (v instanceof GoTime || v instanceof GoObject) return true
   for (const _ in v) return true
   return false
 }
 
-type BasicKind = 'bool' | 'int' | 'float' | 'string' | 'invalid'
+type BasicKind = 'bool' | 'int' | 'uint' | 'float' | 'string' | 'invalid'
 
 function basicKind(v: GoValue): BasicKind {
   switch (typeof v) {
@@ -43,8 +47,14 @@ function basicKind(v: GoValue): BasicKind {
     case 'string':
       return 'string'
   }
+  if (v instanceof GoInt) return isUnsignedKind(v.kind) ? 'uint' : 'int'
   return 'invalid'
 }
+
+const intOf = (v: GoValue): bigint => (v instanceof GoInt ? v.value : (v as bigint))
+
+/** Whether two integers of int or uint kinds are equal: Go compares them across signedness. */
+const sameInteger = (a: GoValue, b: GoValue): boolean => intOf(a) === intOf(b)
 
 // A nil interface compares as no value at all.
 const unwrap = (v: GoValue): GoValue => (v === null ? undefined : v)
@@ -56,20 +66,24 @@ function incompatible(a: GoValue, b: GoValue): GoFuncError {
   return new GoFuncError(`incompatible types for comparison: ${typeName(a)} and ${typeName(b)}`)
 }
 
-/** Non-basic values: nil equals nil, time compares by instant, lists and maps cannot be compared. */
+/**
+ * Non-basic values: nil (or a nil slice) equals only nil, lists and maps
+ * cannot be compared, pointers are equal when they are the same pointer,
+ * structs (time.Time, semver.Version) field by field.
+ */
 function eqOther(a: GoValue, b: GoValue): boolean {
-  const aNil = a === undefined
-  const bNil = b === undefined
-  if (aNil || bNil) return aNil === bNil
-  const ta = typeName(a)
-  const tb = typeName(b)
+  const ka = goKindOf(a)
+  const kb = goKindOf(b)
   // Go compares further only values of the same reflect kind (a []string with a []interface {} is "slice").
-  if (goKindOf(a) !== goKindOf(b)) {
-    throw new GoFuncError(`non-comparable types ${formatS(a)}: ${ta}, ${tb}: ${formatValue(b)}`)
+  if (ka !== kb && ka !== 'invalid' && kb !== 'invalid') {
+    throw new GoFuncError(`non-comparable types ${formatS(a)}: ${typeName(a)}, ${typeName(b)}: ${formatValue(b)}`)
   }
-  if (a instanceof GoTime && b instanceof GoTime) return a.epochMs === b.epochMs && a.zone === b.zone
-  if (Array.isArray(b) || isMap(b)) throw new GoFuncError(`non-comparable type ${formatS(b)}: ${tb}`)
-  return a === b
+  const aNil = a === undefined || isNilSlice(a)
+  const bNil = b === undefined || isNilSlice(b)
+  if (aNil || bNil) return aNil === bNil
+  if (kb === 'slice' || kb === 'map') throw new GoFuncError(`non-comparable type ${formatS(b)}: ${typeName(b)}`)
+  if (typeName(a) !== typeName(b)) return false
+  return sameComparable(a, b) || a === b
 }
 
 /** eq arg1 arg2...: true if arg1 equals any of the others. */
@@ -82,9 +96,11 @@ export function eq(arg1: GoValue, ...rest: GoValue[]): boolean {
     const k2 = basicKind(b)
     let truth: boolean
     if (k1 !== k2) {
-      if (a !== undefined && b !== undefined) throw incompatible(a, b)
-      truth = false
+      if ((k1 === 'int' && k2 === 'uint') || (k1 === 'uint' && k2 === 'int')) truth = sameInteger(a, b)
+      else if (a !== undefined && b !== undefined) throw incompatible(a, b)
+      else truth = false
     } else if (k1 === 'invalid') truth = eqOther(a, b)
+    else if (k1 === 'int' || k1 === 'uint') truth = sameInteger(a, b)
     else truth = a === b
     if (truth) return true
   }
@@ -102,14 +118,19 @@ export function lt(arg1: GoValue, arg2: GoValue): boolean {
   const b = unwrap(arg2)
   const k2 = basicKind(b)
   if (k2 === 'invalid') throw new GoFuncError(errBadComparisonType)
-  if (k1 !== k2) throw incompatible(a, b)
+  if (k1 !== k2) {
+    // A signed and an unsigned integer compare by value.
+    if ((k1 === 'int' && k2 === 'uint') || (k1 === 'uint' && k2 === 'int')) return intOf(a) < intOf(b)
+    throw incompatible(a, b)
+  }
   switch (k1) {
     case 'bool':
       throw new GoFuncError(errBadComparisonType)
     case 'string':
       return compareGoStrings(a as string, b as string) < 0
     case 'int':
-      return (a as bigint) < (b as bigint)
+    case 'uint':
+      return intOf(a) < intOf(b)
     default:
       return (a as number) < (b as number)
   }

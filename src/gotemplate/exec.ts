@@ -38,8 +38,10 @@ import type { ExecLimits } from './limits.ts'
 import { goTypeOf } from './sprig/types.ts'
 import { compareGoStrings } from './sprig/utf8.ts'
 import { quote } from './strconv.ts'
-import { GoFuncError, isMap } from './value.ts'
-import type { ArgKind, GoFuncSpec, GoMap, GoValue } from './value.ts'
+import { fieldOf, methodOf } from './methods.ts'
+import { nilSlice } from './sprig/types.ts'
+import { GoFuncError, GoInt, GoTime, goInt, isMap, isUnsignedKind, wrapInt } from './value.ts'
+import type { ArgKind, GoFuncSpec, GoMap, GoValue, IntKind } from './value.ts'
 
 /** What a missing map key yields: Go's Option("missingkey=...") values. */
 export type MissingKey = 'error' | 'default' | 'zero'
@@ -84,20 +86,45 @@ class Failure {
   }
 }
 
-const kindTypeName: Readonly<Record<ArgKind, string>> = {
+const kindTypeNames: Readonly<Record<string, string>> = {
   any: 'interface {}',
   value: 'reflect.Value',
-  string: 'string',
-  int: 'int',
-  int64: 'int64',
   float64: 'float64',
-  bool: 'bool',
+  duration: 'time.Duration',
+  time: 'time.Time',
   list: '[]interface {}',
   map: 'map[string]interface {}',
   strings: '[]string',
+  bytes: '[]uint8',
 }
 
-const canBeNil = (k: ArgKind): boolean => k === 'any' || k === 'value' || k === 'list' || k === 'map' || k === 'strings'
+/** Go's name of a parameter type. */
+const kindTypeName = (k: ArgKind): string => kindTypeNames[k] ?? (k.startsWith('type:') ? k.slice(5) : k)
+
+const intKinds: ReadonlySet<string> = new Set<IntKind>([
+  'int',
+  'int8',
+  'int16',
+  'int32',
+  'int64',
+  'uint',
+  'uint8',
+  'uint16',
+  'uint32',
+  'uint64',
+  'uintptr',
+])
+
+const isIntKind = (k: ArgKind): k is IntKind => intKinds.has(k)
+
+const canBeNil = (k: ArgKind): boolean =>
+  k === 'any' ||
+  k === 'value' ||
+  k === 'list' ||
+  k === 'map' ||
+  k === 'strings' ||
+  k === 'bytes' ||
+  (k.startsWith('type:') && (k[5] === '*' || k.startsWith('type:[]') || k.startsWith('type:map[')))
 
 /** Go's type name of a value as seen through an interface{}: a nil interface is "interface {}". */
 const dynamicType = (v: GoValue): string => (v === null || v === undefined ? 'interface {}' : goTypeOf(v))
@@ -316,7 +343,14 @@ export class Executor {
       if (decl.length > 1) this.fail(`can't use ${val} to iterate over more than one variable`)
       for (let i = 0n; i < val; i++) {
         ran = true
-        if (one(i, i, false) === BREAK) break
+        if (one(undefined, i, false) === BREAK) break
+      }
+    } else if (val instanceof GoInt) {
+      // Go 1.22 ranges over any integer type; the elements have that type.
+      if (decl.length > 1) this.fail(`can't use ${formatValue(val)} to iterate over more than one variable`)
+      for (let i = 0n; i < val.value; i++) {
+        ran = true
+        if (one(undefined, goInt(i, val.kind, val.type), false) === BREAK) break
       }
     } else if (val !== undefined) {
       this.fail(`range can't iterate over ${formatValue(val)}`)
@@ -408,7 +442,7 @@ export class Executor {
     const first = cmd.args[0] as ArgNode
     switch (first.kind) {
       case 'field':
-        return this.evalFieldNode(dot, dotIface, first, cmd.args, final)
+        return this.evalFieldNode(f, dot, dotIface, first, cmd.args, final)
       case 'chain':
         return this.evalChainNode(f, dot, dotIface, first, cmd.args, final)
       case 'identifier':
@@ -417,7 +451,7 @@ export class Executor {
         this.notAFunction(cmd.args, final)
         return this.evalPipeline(f, dot, dotIface, first)
       case 'variable':
-        return this.evalVariableNode(f, first, cmd.args, final)
+        return this.evalVariableNode(f, dot, dotIface, first, cmd.args, final)
     }
     this.node = first
     this.notAFunction(cmd.args, final)
@@ -444,12 +478,12 @@ export class Executor {
     return undefined
   }
 
-  evalFieldNode(dot: GoValue, dotIface: boolean, field: FieldNode, args: readonly ArgNode[] | null, final: Final): GoValue {
+  evalFieldNode(f: Frame, dot: GoValue, dotIface: boolean, field: FieldNode, args: readonly ArgNode[] | null, final: Final): GoValue {
     this.node = field
-    return this.evalFieldChain(dot, dotIface, field.ident, args, final)
+    return this.evalFieldChain(f, dot, dotIface, dot, dotIface, field, field.ident, args, final)
   }
 
-  evalVariableNode(f: Frame, node: VariableNode, args: readonly ArgNode[] | null, final: Final): GoValue {
+  evalVariableNode(f: Frame, dot: GoValue, dotIface: boolean, node: VariableNode, args: readonly ArgNode[] | null, final: Final): GoValue {
     this.node = node
     const v = this.lookupVar(f, node.ident[0] ?? '')
     if (node.fields.length === 0) {
@@ -457,7 +491,7 @@ export class Executor {
       this.lastIface = v.iface
       return v.value
     }
-    return this.evalFieldChain(v.value, v.iface, node.fields, args, final)
+    return this.evalFieldChain(f, dot, dotIface, v.value, v.iface, node, node.fields, args, final)
   }
 
   evalChainNode(f: Frame, dot: GoValue, dotIface: boolean, chain: ChainNode, args: readonly ArgNode[] | null, final: Final): GoValue {
@@ -467,53 +501,74 @@ export class Executor {
     if (chain.node.kind === 'pipe') v = this.evalPipeline(f, dot, dotIface, chain.node)
     else if (chain.node.kind === 'identifier') v = this.evalFunction(f, dot, dotIface, chain.node, chain.node, null, MISSING)
     else v = this.evalArg(f, dot, dotIface, 'any', chain.node)
-    return this.evalFieldChain(v, false, chain.field, args, final)
+    return this.evalFieldChain(f, dot, dotIface, v, false, chain, chain.field, args, final)
   }
 
-  evalFieldChain(receiver: GoValue, iface: boolean, ident: readonly string[], args: readonly ArgNode[] | null, final: Final): GoValue {
+  evalFieldChain(
+    f: Frame,
+    dot: GoValue,
+    dotIface: boolean,
+    receiver: GoValue,
+    iface: boolean,
+    node: AnyNode,
+    ident: readonly string[],
+    args: readonly ArgNode[] | null,
+    final: Final,
+  ): GoValue {
     const n = ident.length
     for (let i = 0; i < n - 1; i++) {
       const container = receiver
-      receiver = this.evalField(ident[i] ?? '', null, MISSING, receiver, iface)
+      receiver = this.evalField(f, dot, dotIface, node, ident[i] ?? '', null, MISSING, receiver, iface)
       iface = elemIsIface(container)
     }
-    const v = this.evalField(ident[n - 1] ?? '', args, final, receiver, iface)
+    const v = this.evalField(f, dot, dotIface, node, ident[n - 1] ?? '', args, final, receiver, iface)
     // A missing key (missingkey=default) is no value at all, not an interface {}.
     this.lastIface = v !== undefined && elemIsIface(receiver)
     return v
   }
 
-  evalField(name: string, args: readonly ArgNode[] | null, final: Final, receiver: GoValue, iface: boolean): GoValue {
+  evalField(
+    f: Frame,
+    dot: GoValue,
+    dotIface: boolean,
+    node: AnyNode,
+    name: string,
+    args: readonly ArgNode[] | null,
+    final: Final,
+    receiver: GoValue,
+    iface: boolean,
+  ): GoValue {
     if (receiver === undefined) {
       if (this.missingKey === 'error') this.fail(`nil data; no entry for key ${quote(name)}`)
       return undefined
     }
     if (receiver === null) this.fail(`nil pointer evaluating interface {}.${name}`)
     const type = goTypeOf(receiver)
-    if (type.startsWith('*') && isMap(receiver)) {
-      // A Go pointer value (e.g. *semver.Version) modelled as a map whose keys
-      // are its argument-free methods' results.
-      if (Object.hasOwn(receiver, name)) {
-        const n = (args === null ? 0 : args.length - 1) + (final !== MISSING ? 1 : 0)
-        if (n !== 0) this.fail(`wrong number of args for ${name}: want 0 got ${n}`)
-        return receiver[name]
+    if (!isMap(receiver)) {
+      // Go looks for a method first, then for a struct field.
+      const method = methodOf(receiver, name)
+      if (method !== undefined) return this.evalCall(f, dot, dotIface, method, name, node, args, final)
+      const hasArgs = (args !== null && args.length > 1) || final !== MISSING
+      const shown = iface ? 'interface {}' : type
+      const field = fieldOf(receiver, name)
+      if (field === 'unexported') this.fail(`${name} is an unexported field of struct type ${shown}`)
+      if (field !== undefined) {
+        if (hasArgs) this.fail(`${name} has arguments but cannot be invoked as function`)
+        return field.value
       }
-      return this.fail(`can't evaluate field ${name} in type ${iface ? 'interface {}' : type}`)
+      return this.fail(`can't evaluate field ${name} in type ${shown}`)
     }
-    if (isMap(receiver)) {
-      if ((args !== null && args.length > 1) || final !== MISSING) this.fail(`${name} is not a method but has arguments`)
-      // Own keys only: "constructor" or "__proto__" are data, never JS properties.
-      if (Object.hasOwn(receiver, name)) return receiver[name]
-      switch (this.missingKey) {
-        case 'error':
-          return this.fail(`map has no entry for key ${quote(name)}`)
-        case 'zero':
-          return type === 'map[string]string' ? '' : null
-        default:
-          return undefined
-      }
+    if ((args !== null && args.length > 1) || final !== MISSING) this.fail(`${name} is not a method but has arguments`)
+    // Own keys only: "constructor" or "__proto__" are data, never JS properties.
+    if (Object.hasOwn(receiver, name)) return receiver[name]
+    switch (this.missingKey) {
+      case 'error':
+        return this.fail(`map has no entry for key ${quote(name)}`)
+      case 'zero':
+        return type === 'map[string]string' ? '' : null
+      default:
+        return undefined
     }
-    return this.fail(`can't evaluate field ${name} in type ${iface ? 'interface {}' : type}`)
   }
 
   evalFunction(
@@ -550,6 +605,7 @@ export class Executor {
     } else if (numIn !== params.length) {
       this.fail(`wrong number of args for ${name}: want ${params.length} got ${numIn}`)
     }
+    if (spec.unsupported !== undefined) this.fail(spec.unsupported)
 
     if (spec === andSpec || spec === orSpec) {
       // Short circuit: stop at the first argument that decides the result.
@@ -630,12 +686,12 @@ export class Executor {
       case 'dot':
         return this.validateType(dot, kind)
       case 'nil':
-        if (canBeNil(kind)) return kind === 'value' ? undefined : null
-        return this.fail(`cannot assign nil to ${kindTypeName[kind]}`)
+        if (canBeNil(kind)) return kind === 'value' ? undefined : kind === 'bytes' ? nilSlice('[]uint8') : null
+        return this.fail(`cannot assign nil to ${kindTypeName(kind)}`)
       case 'field':
-        return this.validateType(this.evalFieldNode(dot, dotIface, n, [n], MISSING), kind)
+        return this.validateType(this.evalFieldNode(f, dot, dotIface, n, [n], MISSING), kind)
       case 'variable':
-        return this.validateType(this.evalVariableNode(f, n, null, MISSING), kind)
+        return this.validateType(this.evalVariableNode(f, dot, dotIface, n, null, MISSING), kind)
       case 'pipe':
         return this.validateType(this.evalPipeline(f, dot, dotIface, n), kind)
       case 'identifier':
@@ -644,6 +700,14 @@ export class Executor {
         return this.validateType(this.evalChainNode(f, dot, dotIface, n, null, MISSING), kind)
     }
     // A literal: converted to the parameter type as a Go constant would be.
+    if (isIntKind(kind)) {
+      if (isUnsignedKind(kind)) {
+        if (n.kind === 'number' && n.isUint) return wrapInt(n.uint, kind)
+        return this.fail(`expected unsigned integer; found ${nodeString(n)}`)
+      }
+      if (n.kind === 'number' && n.isInt) return wrapInt(n.int, kind)
+      return this.fail(`expected integer; found ${nodeString(n)}`)
+    }
     switch (kind) {
       case 'bool':
         if (n.kind === 'bool') return n.value
@@ -651,8 +715,7 @@ export class Executor {
       case 'float64':
         if (n.kind === 'number' && n.isFloat) return n.float
         return this.fail(`expected float; found ${nodeString(n)}`)
-      case 'int':
-      case 'int64':
+      case 'duration':
         if (n.kind === 'number' && n.isInt) return n.int
         return this.fail(`expected integer; found ${nodeString(n)}`)
       case 'string':
@@ -664,53 +727,60 @@ export class Executor {
         if (n.kind === 'string') return n.text
         return this.idealConstant(n)
     }
-    return this.fail(`can't handle ${nodeString(n)} for arg of type ${kindTypeName[kind]}`)
+    return this.fail(`can't handle ${nodeString(n)} for arg of type ${kindTypeName(kind)}`)
   }
 
-  /** Checks an evaluated value against a parameter kind (Go's validateType). */
+  /**
+   * Checks an evaluated value against a parameter kind (Go's validateType).
+   * Integer kinds other than int and durations arrive as their bigint value.
+   */
   validateType(value: Final, kind: ArgKind): GoValue {
     if (value === MISSING || value === undefined) {
-      switch (kind) {
-        case 'value':
-          return undefined
-        case 'any':
-        case 'list':
-        case 'map':
-        case 'strings':
-          return null
-      }
-      return this.fail(`invalid value; expected ${kindTypeName[kind]}`)
+      if (kind === 'value') return undefined
+      if (kind === 'bytes') return nilSlice('[]uint8')
+      if (canBeNil(kind)) return null
+      return this.fail(`invalid value; expected ${kindTypeName(kind)}`)
     }
-    let ok: boolean
     switch (kind) {
       case 'any':
       case 'value':
         return value
       case 'string':
-        ok = typeof value === 'string'
+        if (typeof value === 'string') return value
         break
       case 'int':
-      case 'int64':
-        ok = typeof value === 'bigint'
+        if (typeof value === 'bigint') return value
         break
       case 'float64':
-        ok = typeof value === 'number'
+        if (typeof value === 'number') return value
         break
       case 'bool':
-        ok = typeof value === 'boolean'
+        if (typeof value === 'boolean') return value
+        break
+      case 'duration':
+        if (value instanceof GoInt && value.type === 'time.Duration') return value.value
+        break
+      case 'time':
+        if (value instanceof GoTime) return value
         break
       case 'list':
-        ok = Array.isArray(value) && goTypeOf(value) === '[]interface {}'
+        if (Array.isArray(value) && goTypeOf(value) === '[]interface {}') return value
         break
       case 'map':
-        ok = isMap(value) && goTypeOf(value) === 'map[string]interface {}'
+        if (isMap(value) && goTypeOf(value) === 'map[string]interface {}') return value
         break
       case 'strings':
-        ok = Array.isArray(value) && goTypeOf(value) === '[]string'
+        if (Array.isArray(value) && goTypeOf(value) === '[]string') return value
         break
+      case 'bytes':
+        if (Array.isArray(value) && goTypeOf(value) === '[]uint8') return value
+        break
+      default:
+        if (isIntKind(kind)) {
+          if (value instanceof GoInt && value.type === kind) return value.value
+        } else if (value !== null && goTypeOf(value) === kind.slice(5)) return value
     }
-    if (!ok) this.fail(`wrong type for value; expected ${kindTypeName[kind]}; got ${dynamicType(value)}`)
-    return value
+    return this.fail(`wrong type for value; expected ${kindTypeName(kind)}; got ${dynamicType(value)}`)
   }
 }
 

@@ -4,16 +4,24 @@
 // %!(EXTRA ...)). Templates print every value through these rules, so a map
 // prints as map[a:1 b:2] and a JSON number 3 as 3, as in Go.
 
-import { GoTime, isMap } from './value.ts'
+import { GoInt, GoObject, GoTime, isMap, isUnsignedKind } from './value.ts'
 import type { GoValue } from './value.ts'
 import { canBackquote, formatFloat, quote, quoteRune } from './strconv.ts'
 import type { FloatFormat } from './strconv.ts'
-import { fields, timeString } from './sprig/gotime.ts'
-import { goTypeOf, isNilSlice, stringerOf } from './sprig/types.ts'
+import { stringMethod } from './methods.ts'
+import { timeString } from './sprig/gotime.ts'
+import { timeGoString } from './sprig/timemethods.ts'
+import { bytesOf, goTypeOf, isNilSlice, stringerOf } from './sprig/types.ts'
 import { isPrint } from './sprig/unicode.ts'
 import { compareGoStrings } from './sprig/utf8.ts'
 
 const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+
+/** A []byte as the list fmt walks for verbs it has no byte form for. */
+function bytesListFrom(b: Uint8Array): GoValue[] {
+  return Array.from(b, (x) => new GoInt(BigInt(x), 'uint8'))
+}
 
 function runeCount(s: string): number {
   let n = s.length
@@ -121,10 +129,14 @@ class Printer {
         this.fmtString(arg, verb)
         return
     }
-    if (!this.handleMethods(arg, verb)) this.printValue(arg, verb, 0)
+    if (this.handleMethods(arg, verb)) return
+    // fmt prints a []byte operand as bytes, whatever the verb.
+    const bytes = bytesOf(arg)
+    if (bytes !== undefined) this.fmtBytes(bytes, verb, '[]byte', isNilSlice(arg))
+    else this.printValue(arg, verb, 0)
   }
 
-  /** Values with a String method (time.Time, *semver.Version) print that string for %v %s %x %X %q. */
+  /** Values with a String method (time.Time, *semver.Version, time.Month) print that string for %v %s %x %X %q. */
   handleMethods(v: GoValue, verb: string): boolean {
     if (this.erroring) return false
     if (this.sharpV) {
@@ -135,16 +147,62 @@ class Printer {
     if (verb !== 'v' && verb !== 's' && verb !== 'x' && verb !== 'X' && verb !== 'q') return false
     let s: string | undefined
     if (v instanceof GoTime) s = timeString(v)
+    else if (v instanceof GoInt || v instanceof GoObject) s = stringMethod(v)
     else if (v !== null && typeof v === 'object') s = stringerOf(v)
     if (s === undefined) return false
     this.fmtString(s, verb)
     return true
   }
 
+  /** fmt's fmtBytes: a []byte under %v and %d is a list of numbers, under %s %q %x %X a string. */
+  fmtBytes(b: Uint8Array, verb: string, typeString: string, isNil: boolean): void {
+    switch (verb) {
+      case 'v':
+      case 'd':
+        if (this.sharpV) {
+          this.out += typeString
+          if (isNil) {
+            this.out += '(nil)'
+            return
+          }
+          this.out += '{'
+          for (let i = 0; i < b.length; i++) this.out += (i > 0 ? ', ' : '') + '0x' + (b[i] ?? 0).toString(16)
+          this.out += '}'
+          return
+        }
+        this.out += '['
+        for (let i = 0; i < b.length; i++) {
+          if (i > 0) this.out += ' '
+          this.fmtInt(BigInt(b[i] ?? 0), 10, verb, false)
+        }
+        this.out += ']'
+        return
+      case 's':
+        this.fmtS(decoder.decode(b))
+        return
+      case 'x':
+      case 'X':
+        this.fmtSx(decoder.decode(b), verb === 'X', b)
+        return
+      case 'q':
+        this.fmtQ(decoder.decode(b))
+        return
+    }
+    this.printValue(bytesListFrom(b), verb, 0)
+  }
+
   printValue(v: GoValue, verb: string, depth: number): void {
     if (depth > 0 && v !== null && v !== undefined) {
       this.arg = v
       if (typeof v === 'object' && this.handleMethods(v, verb)) return
+    }
+    if (v instanceof GoInt) {
+      this.fmtInteger(v.value, verb, isUnsignedKind(v.kind))
+      return
+    }
+    if (v instanceof GoObject) {
+      this.printObject(v, verb, depth)
+      return
     }
     if (v === null || v === undefined) {
       // A nil element of a container.
@@ -172,6 +230,13 @@ class Printer {
     }
     if (Array.isArray(v)) {
       const list = v as readonly GoValue[]
+      if (verb === 's' || verb === 'q' || verb === 'x' || verb === 'X') {
+        const bytes = bytesOf(list)
+        if (bytes !== undefined) {
+          this.fmtBytes(bytes, verb, '[]uint8', isNilSlice(list))
+          return
+        }
+      }
       if (this.sharpV) {
         this.out += goTypeOf(list)
         if (isNilSlice(list)) {
@@ -217,14 +282,11 @@ class Printer {
    */
   printTimeStruct(t: GoTime, verb: string): void {
     const utc = t.zone === '' || t.zone === 'UTC' || t.zone === 'Local'
-    if (!this.erroring && utc && (verb === 'd' || verb === 'b' || verb === 'o' || verb === 'O')) {
-      const ms = BigInt(Math.floor(t.epochMs))
-      const sec = ms / 1000n - (ms % 1000n < 0n ? 1n : 0n)
-      const wall = (ms - sec * 1000n) * 1_000_000n
+    if (!this.erroring && utc && t.mono === undefined && (verb === 'd' || verb === 'b' || verb === 'o' || verb === 'O')) {
       this.out += '{'
-      this.fmtInteger(wall, verb)
+      this.fmtInteger(BigInt(t.nsec), verb)
       this.out += ' '
-      this.fmtInteger(sec + 62_135_596_800n, verb)
+      this.fmtInteger(BigInt(t.sec) + 62_135_596_800n, verb)
       this.out += ' '
       this.fmtInteger(0n, verb)
       this.out += '}'
@@ -232,6 +294,27 @@ class Printer {
     }
     if (this.erroring) this.out += timeString(t)
     else this.badVerb(verb)
+  }
+
+  /** A struct as {a b}, {A:a B:b} under %+v, T{A:a, B:b} under %#v; a pointer to one with & in front. */
+  printObject(v: GoObject, verb: string, depth: number): void {
+    if (v.goKind === 'ptr') {
+      if (depth > 0) {
+        // Go prints the address of a nested pointer, which no two runs share.
+        this.out += '0xc000000000'
+        return
+      }
+      this.out += '&'
+    }
+    const fieldList = v.structFields()
+    this.out += this.sharpV ? v.goType.replace(/^\*/, '') + '{' : '{'
+    for (let i = 0; i < fieldList.length; i++) {
+      const [name, value] = fieldList[i] as readonly [string, GoValue]
+      if (i > 0) this.out += this.sharpV ? ', ' : ' '
+      if (this.plusV || this.sharpV) this.out += name + ':'
+      this.printValue(value, verb, depth + 1)
+    }
+    this.out += '}'
   }
 
   badVerb(verb: string): void {
@@ -255,9 +338,18 @@ class Printer {
 
   // ---- integers ----
 
-  fmtInteger(v: bigint, verb: string): void {
+  /** An integer; unsigned types print in hex under %#v. */
+  fmtInteger(v: bigint, verb: string, unsigned = false): void {
     switch (verb) {
       case 'v':
+        if (this.sharpV && unsigned) {
+          this.sharp = true
+          this.fmtInt(v, 16, verb, false)
+          this.sharp = false
+          return
+        }
+        this.fmtInt(v, 10, verb, false)
+        return
       case 'd':
         this.fmtInt(v, 10, verb, false)
         return
@@ -424,8 +516,8 @@ class Printer {
     else this.pad(quote(s, this.plus))
   }
 
-  fmtSx(s: string, upper: boolean): void {
-    const b = encoder.encode(s)
+  fmtSx(s: string, upper: boolean, bytes?: Uint8Array): void {
+    const b = bytes ?? encoder.encode(s)
     const digits = upper ? '0123456789ABCDEF' : '0123456789abcdef'
     let length = b.length
     if (this.precPresent && this.prec < length) length = this.prec
@@ -501,8 +593,9 @@ class Printer {
       let isInt = false
       if (argNum < args.length) {
         const a = args[argNum]
-        if (typeof a === 'bigint' && a >= -(1n << 63n) && a < 1n << 63n) {
-          num = Number(a)
+        const n = typeof a === 'bigint' ? a : a instanceof GoInt ? a.value : undefined
+        if (n !== undefined && n >= -(1n << 63n) && n < 1n << 63n) {
+          num = Number(n)
           isInt = true
         }
         argNum++
@@ -653,17 +746,6 @@ function parseNum(s: string, start: number, end: number): { num: number; isNum: 
   return { num, isNum, next: i }
 }
 
-const months = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December']
-
-/** time.Time.GoString(), which %#v prints. */
-function timeGoString(t: GoTime): string {
-  const f = fields(t)
-  let loc: string
-  if (t.zone === '' || t.zone === 'UTC' || t.zone === 'Local') loc = 'time.UTC'
-  else loc = `time.Location(${quote(t.zone.startsWith('Fixed:') ? t.zone.slice(t.zone.indexOf(':', 6) + 1) : t.zone)})`
-  return `time.Date(${f.year}, time.${months[f.month - 1] ?? ''}, ${f.day}, ${f.hour}, ${f.minute}, ${f.second}, ${f.ms * 1e6}, ${loc})`
-}
-
 function validRune(v: bigint): number {
   if (v < 0n || v > 0x10ffffn) return 0xfffd
   const r = Number(v)
@@ -745,6 +827,7 @@ export function formatValue(v: GoValue): string {
     case 'number':
       return formatFloat(v, 'g', -1)
   }
+  if (v instanceof GoInt && v.type === v.kind) return v.value.toString()
   const p = new Printer()
   p.printArg(v, 'v')
   return p.out

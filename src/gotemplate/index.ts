@@ -11,7 +11,7 @@ import type { ExecLimits } from './limits.ts'
 import { parseTrees } from './parse.ts'
 import { sprigFuncs } from './sprig/index.ts'
 import { quote } from './strconv.ts'
-import { GoTime, newMap, setKey } from './value.ts'
+import { GoInt, GoObject, GoTime, newMap, setKey } from './value.ts'
 import type { FuncMap, GoFuncSpec, GoValue } from './value.ts'
 
 export { builtinFuncs } from './builtins.ts'
@@ -20,6 +20,8 @@ export type { ExecErrorCode, ParseErrorCode } from './errors.ts'
 export { defaultLimits } from './limits.ts'
 export type { ExecLimits } from './limits.ts'
 export type { MissingKey } from './exec.ts'
+export { GoFuncError, GoInt, GoObject, GoTime, goInt, int64, isGoInteger, integerValue, newMap, setKey, uint8 } from './value.ts'
+export type { ArgKind, FuncMap, GoFunc, GoFuncSpec, GoMap, GoValue, IntKind } from './value.ts'
 
 /** A parsed template set: the named template plus everything it defines. */
 export interface ParsedTemplate {
@@ -77,6 +79,10 @@ export function renderTemplate(name: string, text: string, data: GoValue, extraF
  * decodes into interface{}: every number is a float64, objects become maps
  * (whose keys, "__proto__" included, are plain data). Strings with unpaired
  * surrogates get U+FFFD, as Go's decoder substitutes.
+ *
+ * Values already in the model pass through, so data can mix JSON with Go
+ * types: a bigint is a Go int, a GoInt another integer type (int64(5n) for
+ * an int64), a GoTime a time.Time, a GoObject a struct or pointer.
  */
 export function toGoValue(json: unknown): GoValue {
   switch (typeof json) {
@@ -84,13 +90,14 @@ export function toGoValue(json: unknown): GoValue {
       return json.isWellFormed() ? json : json.toWellFormed()
     case 'number':
     case 'boolean':
+    case 'bigint':
       return json
     case 'undefined':
       return null
   }
   if (json === null) return null
   if (Array.isArray(json)) return json.map((e: unknown) => toGoValue(e))
-  if (json instanceof GoTime) return json
+  if (json instanceof GoTime || json instanceof GoInt || json instanceof GoObject) return json
   if (typeof json === 'object') {
     if (json instanceof Date) return json.toJSON()
     const m = newMap()

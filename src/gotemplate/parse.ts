@@ -494,7 +494,7 @@ class Parser {
         this.errorf('invalid syntax')
       }
       if (text.slice(r.next) !== "'") this.errorf(`malformed character constant: ${text}`)
-      return { ...base, isInt: true, isUint: true, isFloat: true, int: BigInt(r.value), float: r.value }
+      return { ...base, isInt: true, isUint: true, isFloat: true, int: BigInt(r.value), uint: BigInt(r.value), float: r.value }
     }
     if (tok.type === Tok.Complex || text.endsWith('i')) {
       // The value model has no complex numbers; no Kubernetes manifest needs one.
@@ -505,6 +505,7 @@ class Parser {
     let isUint = u !== undefined || i === 0n
     let isInt = i !== undefined
     let int = i ?? 0n
+    let uint = u ?? 0n
     let isFloat = false
     let float = 0
     if (i !== undefined) {
@@ -524,11 +525,14 @@ class Parser {
           isInt = true
           int = BigInt(f)
         }
-        if (Number.isInteger(f) && f >= 0 && f < uint64Limit) isUint = true
+        if (Number.isInteger(f) && f >= 0 && f < uint64Limit) {
+          isUint = true
+          uint = BigInt(f)
+        }
       }
     }
     if (!isInt && !isUint && !isFloat) this.errorf(`illegal number syntax: ${quote(text)}`)
-    return { ...base, isInt, isUint, isFloat, int, float }
+    return { ...base, isInt, isUint, isFloat, int, uint, float }
   }
 }
 

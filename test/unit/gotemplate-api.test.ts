@@ -3,8 +3,8 @@
 
 import t from 'tap'
 import { ExecError, ParseError, builtinFuncs, execute, parse, renderTemplate, toGoValue } from '../../src/gotemplate/index.ts'
-import { GoFuncError, GoTime, isMap } from '../../src/gotemplate/value.ts'
-import type { FuncMap, GoValue } from '../../src/gotemplate/value.ts'
+import { GoFuncError, GoInt, GoObject, GoTime, goInt, int64, isMap, uint8 } from '../../src/gotemplate/value.ts'
+import type { FuncMap, GoFuncSpec, GoValue } from '../../src/gotemplate/value.ts'
 
 function catchError(fn: () => unknown): unknown {
   try {
@@ -180,7 +180,11 @@ t.test('toGoValue keeps GoTime values and converts Dates like JSON', async (t) =
 })
 
 t.test('a time value prints like Go time.Time.String()', async (t) => {
-  t.equal(execute(parse('t', '{{.}}'), new GoTime(Date.UTC(2024, 0, 2, 3, 4, 5))), '2024-01-02 03:04:05 +0000 UTC')
+  t.equal(execute(parse('t', '{{.}}'), GoTime.fromMillis(Date.UTC(2024, 0, 2, 3, 4, 5))), '2024-01-02 03:04:05 +0000 UTC')
+  t.equal(
+    execute(parse('t', '{{.}}'), new GoTime(Date.UTC(2024, 0, 2, 3, 4, 5) / 1000, 123_456_789)),
+    '2024-01-02 03:04:05.123456789 +0000 UTC',
+  )
   t.equal(execute(parse('t', '{{if .}}true{{end}}'), new GoTime(0)), 'true')
 })
 
@@ -247,3 +251,64 @@ for (const row of sprigRows) {
     t.equal(got, row.err === undefined ? row.want : `ERR ${row.err}`)
   })
 }
+
+t.test('data carries Go integer types: bigint is int, GoInt the others, number float64', async (t) => {
+  const data = toGoValue({ f: 3, i: 3n, i64: int64(3n), b: uint8(7), m: goInt(300n, 'int8') })
+  t.equal(execute(parse('t', '{{ printf "%T %T %T %T %T" .f .i .i64 .b .m }}'), data), 'float64 int int64 uint8 int8')
+  // int8 wraps like a Go conversion: 300 is 44.
+  t.equal(execute(parse('t', '{{ .f }} {{ .i }} {{ .i64 }} {{ .b }} {{ .m }}'), data), '3 3 3 7 44')
+  t.equal(goInt(5n, 'int'), 5n, 'a plain int is a bigint, never a GoInt')
+  t.ok(goInt(5n, 'int64') instanceof GoInt)
+  t.equal(renderTemplate('t', '{{ trunc .i "abcdef" }}', data), 'abc')
+  const e = catchError(() => renderTemplate('t', '{{ trunc .i64 "abcdef" }}', data))
+  t.ok(e instanceof ExecError)
+  t.equal((e as ExecError).detail, 'wrong type for value; expected int; got int64')
+})
+
+t.test('a function declares integer kinds; its body receives the bigint value', async (t) => {
+  const funcs: FuncMap = {
+    double: { fn: (n) => int64((n as bigint) * 2n), params: ['int64'] },
+    small: { fn: (n) => String(n), params: ['uint8'] },
+  }
+  const data = toGoValue({ i: 4n, i64: int64(4n) })
+  t.equal(execute(parse('t', '{{ double .i64 }} {{ double 5 }} {{ printf "%T" (double 1) }}', funcs), data), '8 10 int64')
+  t.equal(execute(parse('t', '{{ small 257 }}', funcs), data), '1', 'a constant wraps to the width')
+  const wrong = catchError(() => execute(parse('t', '{{ double .i }}', funcs), data))
+  t.equal((wrong as ExecError).detail, 'wrong type for value; expected int64; got int')
+  const negative = catchError(() => execute(parse('t', '{{ small -1 }}', funcs), data))
+  t.equal((negative as ExecError).detail, 'expected unsigned integer; found -1')
+})
+
+class Release extends GoObject {
+  readonly goType = 'chart.Release'
+  readonly goKind = 'struct'
+  method(name: string): GoFuncSpec | undefined {
+    if (name === 'Greet') return { fn: (who) => `hello ${String(who)} from ${this.name}`, params: ['string'] }
+    return undefined
+  }
+  override field(name: string): GoValue | undefined {
+    return name === 'Name' ? this.name : undefined
+  }
+  override structFields(): ReadonlyArray<readonly [string, GoValue]> {
+    return [
+      ['Name', this.name],
+      ['revision', 2n],
+    ]
+  }
+  readonly name: string
+  constructor(name: string) {
+    super()
+    this.name = name
+  }
+}
+
+t.test('a GoObject exposes exported fields and methods; fmt prints it as a struct', async (t) => {
+  const data = toGoValue({ r: new Release('web') })
+  const run = (text: string): string => execute(parse('t', text), data)
+  t.equal(run('{{ .r.Name }} {{ .r.Greet "ops" }} {{ printf "%T" .r }}'), 'web hello ops from web chart.Release')
+  t.equal(run('{{ .r }} {{ printf "%+v" .r }}'), '{web 2} {Name:web revision:2}')
+  t.equal((catchError(() => run('{{ .r.revision }}')) as ExecError).detail, 'revision is an unexported field of struct type interface {}')
+  t.equal((catchError(() => run('{{ .r.Nope }}')) as ExecError).detail, "can't evaluate field Nope in type interface {}")
+  t.equal((catchError(() => run('{{ .r.Greet }}')) as ExecError).detail, 'wrong number of args for Greet: want 1 got 0')
+  t.equal((catchError(() => run('{{ .r.Name 1 }}')) as ExecError).detail, 'Name has arguments but cannot be invoked as function')
+})

@@ -8,7 +8,8 @@ import t from 'tap'
 import { sprigFuncs } from '../../src/gotemplate/sprig/index.ts'
 import { bcryptHash } from '../../src/gotemplate/sprig/bcrypt.ts'
 import { formatV } from '../../src/gotemplate/sprig/gofmt.ts'
-import { GoFuncError, isMap, newMap, setKey } from '../../src/gotemplate/value.ts'
+import { goTypeOf } from '../../src/gotemplate/sprig/types.ts'
+import { GoFuncError, GoTime, isMap, newMap, setKey } from '../../src/gotemplate/value.ts'
 import type { ArgKind, GoValue } from '../../src/gotemplate/value.ts'
 import { allCases } from '../gotemplate/corpus/index.ts'
 import { EXPECTED_PATH } from '../gotemplate/record.ts'
@@ -86,13 +87,19 @@ function convert(a: Arg, kind: ArgKind): GoValue {
       case 'map':
         if (v !== null && !isMap(v)) throw new ArgError('not a map')
         return v
+      case 'time':
+        if (!(v instanceof GoTime)) throw new ArgError('not a time')
+        return v
       default:
+        if (kind.startsWith('type:') && (v === null || goTypeOf(v) !== kind.slice(5))) throw new ArgError(`not a ${kind.slice(5)}`)
         return v
     }
   }
   if (a.const === 'int') {
     if (kind === 'float64') return a.float
+    if (kind.startsWith('uint') && a.v < 0n) throw new ArgError('negative unsigned constant')
     if (kind === 'string' || kind === 'bool' || kind === 'map' || kind === 'list' || kind === 'strings') throw new ArgError('constant')
+    if (kind === 'time' || kind.startsWith('type:')) throw new ArgError('constant')
     return a.v
   }
   if (kind === 'int' || kind === 'int64') {
@@ -100,6 +107,7 @@ function convert(a: Arg, kind: ArgKind): GoValue {
     return BigInt(a.v)
   }
   if (kind === 'string' || kind === 'bool' || kind === 'map' || kind === 'list' || kind === 'strings') throw new ArgError('constant')
+  if (kind === 'time' || kind.startsWith('type:')) throw new ArgError('constant')
   return a.v
 }
 

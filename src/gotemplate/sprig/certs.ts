@@ -9,8 +9,8 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, X509Certificate } from 'node:crypto'
 import type { KeyObject } from 'node:crypto'
 import { isIPv4, isIPv6 } from 'node:net'
-import { newMap, setKey } from '../value.ts'
-import type { FuncMap, GoMap, GoValue } from '../value.ts'
+import { GoObject } from '../value.ts'
+import type { FuncMap, GoFuncSpec, GoValue } from '../value.ts'
 import {
   asn1String,
   bitString,
@@ -304,24 +304,42 @@ function createCertificate(t: Template, signee: PrivKey, parent: Parent | 'self'
   return seq(tbs, alg, bitString(sig))
 }
 
-function certificate(certPem: string, keyPemText: string): GoMap {
-  const m = newMap()
-  setKey(m, 'Cert', certPem)
-  setKey(m, 'Key', keyPemText)
-  // fmt prints a struct as {field field}.
-  return setStringer(tagType(m, 'sprig.certificate'), `{${certPem} ${keyPemText}}`)
+/** Sprig's certificate struct {Cert, Key string}; it has no methods. */
+export class Certificate extends GoObject {
+  readonly goType = 'sprig.certificate'
+  readonly goKind = 'struct'
+  readonly cert: string
+  readonly key: string
+  constructor(cert: string, key: string) {
+    super()
+    this.cert = cert
+    this.key = key
+  }
+  method(_name: string): GoFuncSpec | undefined {
+    return undefined
+  }
+  override field(name: string): GoValue | undefined {
+    return name === 'Cert' ? this.cert : name === 'Key' ? this.key : undefined
+  }
+  override structFields(): ReadonlyArray<readonly [string, GoValue]> {
+    return [
+      ['Cert', this.cert],
+      ['Key', this.key],
+    ]
+  }
 }
 
-function issue(t: Template, signee: PrivKey, parent: Parent | 'self', signer: PrivKey): GoMap {
+function certificate(certPem: string, keyPemText: string): Certificate {
+  return new Certificate(certPem, keyPemText)
+}
+
+function issue(t: Template, signee: PrivKey, parent: Parent | 'self', signer: PrivKey): Certificate {
   return certificate(pem('CERTIFICATE', createCertificate(t, signee, parent, signer)), keyPem(signee))
 }
 
 function caArg(v: GoValue): { cert: string; key: string } {
-  if (v === null || typeof v !== 'object' || Array.isArray(v) || goTypeOf(v) !== 'sprig.certificate') {
-    fail(`wrong type for value; expected sprig.certificate; got ${goTypeOf(v ?? null)}`)
-  }
-  const m = v as GoMap
-  return { cert: String(m['Cert'] ?? ''), key: String(m['Key'] ?? '') }
+  const c = v as Certificate
+  return { cert: c.cert, key: c.key }
 }
 
 function signerOf(ca: { cert: string; key: string }): { parent: Parent; key: PrivKey } {
@@ -351,7 +369,7 @@ function withKey(privPEM: string): PrivKey {
   }
 }
 
-function buildCustomCert(b64cert: string, b64key: string): GoMap {
+function buildCustomCert(b64cert: string, b64key: string): Certificate {
   const decode = (s: string, what: string): string => {
     try {
       return Buffer.from(base64Decode(s)).toString('latin1')
@@ -417,14 +435,14 @@ export const certFuncs: FuncMap = {
       return issue(t, key, 'self', key)
     }),
   ),
-  genSignedCert: fn(['string', 'list', 'list', 'int', 'any'], (cn, ips, dns, days, ca) =>
+  genSignedCert: fn(['string', 'list', 'list', 'int', 'type:sprig.certificate'], (cn, ips, dns, days, ca) =>
     guard(() => {
       const t = baseTemplate(str(cn), list(ips), list(dns), int(days))
       const signer = signerOf(caArg(ca))
       return issue(t, generateKey('rsa2048'), signer.parent, signer.key)
     }),
   ),
-  genSignedCertWithKey: fn(['string', 'list', 'list', 'int', 'any', 'string'], (cn, ips, dns, days, ca, k) =>
+  genSignedCertWithKey: fn(['string', 'list', 'list', 'int', 'type:sprig.certificate', 'string'], (cn, ips, dns, days, ca, k) =>
     guard(() => {
       const t = baseTemplate(str(cn), list(ips), list(dns), int(days))
       const signer = signerOf(caArg(ca))

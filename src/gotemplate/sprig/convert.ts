@@ -1,6 +1,7 @@
 // Type conversions: spf13/cast (v1.7.0) as Sprig's int, int64, float64, add,
 // max... use it, strconv's number syntax, and the JSON functions.
 
+import { GoInt, int64 } from '../value.ts'
 import type { FuncMap, GoValue } from '../value.ts'
 import { formatV } from './gofmt.ts'
 import { decodeJSON, encodeJSON, JSONError } from './gojson.ts'
@@ -117,7 +118,17 @@ function trimZeroDecimal(s: string): string {
   return s
 }
 
-/** cast.ToInt64: errors give 0. */
+/**
+ * The integer cast accepts: the value of a Go integer of a built-in type, or
+ * of time.Month or time.Weekday; cast has no case for other named types
+ * (time.Duration) and gives 0 for them.
+ */
+function castableInteger(v: GoInt): bigint {
+  if (v.type === v.kind || v.type === 'time.Month' || v.type === 'time.Weekday') return v.value
+  return 0n
+}
+
+/** cast.ToInt64: errors give 0; a uint64 wraps. */
 export function toInt64(v: GoValue): bigint {
   switch (typeof v) {
     case 'bigint':
@@ -129,6 +140,7 @@ export function toInt64(v: GoValue): bigint {
     case 'boolean':
       return v ? 1n : 0n
   }
+  if (v instanceof GoInt) return BigInt.asIntN(64, castableInteger(v))
   return 0n
 }
 
@@ -149,6 +161,7 @@ export function toFloat64(v: GoValue): number {
     case 'boolean':
       return v ? 1 : 0
   }
+  if (v instanceof GoInt) return Number(castableInteger(v))
   return 0
 }
 
@@ -191,9 +204,9 @@ export const convertFuncs: FuncMap = {
   toString: fn(['any'], (v) => strval(v)),
   atoi: fn(['string'], (s) => atoi(str(s))),
   int: fn(['any'], (v) => toInt64(v)),
-  int64: fn(['any'], (v) => toInt64(v)),
+  int64: fn(['any'], (v) => int64(toInt64(v))),
   float64: fn(['any'], (v) => toFloat64(v)),
-  toDecimal: fn(['any'], (v) => toDecimal(v)),
+  toDecimal: fn(['any'], (v) => int64(toDecimal(v))),
   toJson: fn(['any'], (v) => orEmpty(json(v, true, ''))),
   mustToJson: fn(['any'], (v) => orFail(json(v, true, ''))),
   toPrettyJson: fn(['any'], (v) => orEmpty(json(v, true, '  '))),

@@ -139,7 +139,7 @@ export const cryptoFuncs: FuncMap = {
   }),
   encryptAES: fn(['string', 'string'], (p, t) => encryptAES(str(p), str(t))),
   decryptAES: fn(['string', 'string'], (p, c) => decryptAES(str(p), str(c))),
-  derivePassword: fn(['int', 'string', 'string', 'string', 'string'], (c, t, p, u, s) =>
+  derivePassword: fn(['uint32', 'string', 'string', 'string', 'string'], (c, t, p, u, s) =>
     derivePassword(int(c), str(t), str(p), str(u), str(s)),
   ),
 }

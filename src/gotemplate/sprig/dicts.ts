@@ -3,7 +3,7 @@
 // for map values: nested maps merge, other values fill empty slots, and
 // mergeOverwrite lets every source value win (nil included).
 
-import { GoTime, getKey, hasKey, newMap, setKey } from '../value.ts'
+import { GoInt, GoObject, GoTime, getKey, hasKey, newMap, setKey } from '../value.ts'
 import type { FuncMap, GoMap, GoValue } from '../value.ts'
 import { empty } from './reflect.ts'
 import { fail, fn, map, str } from './spec.ts'
@@ -53,7 +53,8 @@ function deepCopy(v: GoValue): GoValue {
   if (v === null || v === undefined) fail('reflect: call of reflect.Value.Type on zero Value')
   const copy = (x: GoValue): GoValue => {
     if (x === null || x === undefined || typeof x !== 'object') return x
-    if (x instanceof GoTime) return new GoTime(x.epochMs, x.zone)
+    // Times, typed integers and objects are immutable here; sharing them is a copy.
+    if (x instanceof GoTime || x instanceof GoInt || x instanceof GoObject) return x
     if (Array.isArray(x)) {
       if (isNilSlice(x)) return nilSlice(goTypeOf(x))
       const out = (x as readonly GoValue[]).map(copy)

@@ -2,12 +2,9 @@
 // value (strval, cat, squote, toString), %q of a string (quote), and float
 // formatting.
 
-import { GoTime, isMap } from '../value.ts'
 import type { GoValue } from '../value.ts'
+import { formatValue } from '../fmt.ts'
 import { isPrint } from './unicode.ts'
-import { timeString } from './gotime.ts'
-import { compareGoStrings } from './utf8.ts'
-import { stringerOf } from './types.ts'
 
 /** Shortest decimal digits d1d2...dn and the point position: value = 0.d1d2...dn × 10^dp. */
 export function shortestDigits(n: number): { digits: string; dp: number } {
@@ -68,26 +65,7 @@ export function formatFloatJSON(n: number): string {
 
 /** fmt's %v. */
 export function formatV(v: GoValue): string {
-  if (v === null || v === undefined) return '<nil>'
-  switch (typeof v) {
-    case 'string':
-      return v
-    case 'bigint':
-      return v.toString()
-    case 'number':
-      return formatFloatG(v)
-    case 'boolean':
-      return v ? 'true' : 'false'
-  }
-  if (v instanceof GoTime) return timeString(v)
-  const s = stringerOf(v)
-  if (s !== undefined) return s
-  if (Array.isArray(v)) return '[' + v.map(formatV).join(' ') + ']'
-  if (isMap(v)) {
-    const keys = Object.keys(v).sort(compareGoStrings)
-    return 'map[' + keys.map((k) => k + ':' + formatV(v[k])).join(' ') + ']'
-  }
-  return String(v)
+  return typeof v === 'string' ? v : formatValue(v ?? null)
 }
 
 const hex = '0123456789abcdef'

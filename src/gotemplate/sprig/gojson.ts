@@ -3,11 +3,12 @@
 // always escaped, floats in ES form, nil slices as null, and decoding that
 // yields float64 for every number.
 
-import { GoTime, isMap, newMap, setKey } from '../value.ts'
+import { GoInt, GoObject, GoTime, isMap, newMap, setKey } from '../value.ts'
 import type { GoValue } from '../value.ts'
+import { methodOf } from '../methods.ts'
 import { formatFloatG, formatFloatJSON, quoteGo } from './gofmt.ts'
 import { timeJSON } from './gotime.ts'
-import { isNilSlice, stringerOf } from './types.ts'
+import { bytesOf, isNilSlice } from './types.ts'
 import { compareGoStrings } from './utf8.ts'
 
 export class JSONError extends Error {}
@@ -86,11 +87,13 @@ export function encodeJSON(v: GoValue, opts: EncodeOptions): string {
         if (!Number.isFinite(x)) throw new JSONError('json: unsupported value: ' + formatFloatG(x))
         return formatFloatJSON(x)
     }
+    if (x instanceof GoInt) return x.value.toString()
     if (x instanceof GoTime) return jsonString(timeJSON(x), opts.escapeHTML)
-    const str = stringerOf(x)
-    if (str !== undefined) return jsonString(str, opts.escapeHTML)
+    if (x instanceof GoObject) return encodeObject(x, (f) => enc(f, depth), opts.escapeHTML)
     if (Array.isArray(x)) {
       if (isNilSlice(x)) return 'null'
+      const bytes = bytesOf(x)
+      if (bytes !== undefined) return '"' + Buffer.from(bytes).toString('base64') + '"'
       if (x.length === 0) return '[]'
       const items = (x as readonly GoValue[]).map((e) => nl(depth + 1) + enc(e, depth + 1))
       return '[' + items.join(',') + nl(depth) + ']'
@@ -104,6 +107,23 @@ export function encodeJSON(v: GoValue, opts: EncodeOptions): string {
     return 'null'
   }
   return enc(v, 0)
+}
+
+const decoder = new TextDecoder()
+
+/** A struct or pointer: its MarshalJSON text, else its MarshalText as a string, else its jsonValue(). */
+function encodeObject(x: GoObject, enc: (v: GoValue) => string, escapeHTML: boolean): string {
+  const call = (name: string): string | undefined => {
+    const m = methodOf(x, name)
+    if (m === undefined || m.params.length !== 0 || m.unsupported !== undefined) return undefined
+    const b = bytesOf(m.fn())
+    return b === undefined ? undefined : decoder.decode(b)
+  }
+  const raw = call('MarshalJSON')
+  if (raw !== undefined) return escapeHTML ? raw.replace(/[<>&]/g, (c) => '\\u00' + c.charCodeAt(0).toString(16)) : raw
+  const text = call('MarshalText')
+  if (text !== undefined) return jsonString(text, escapeHTML)
+  return enc(x.jsonValue())
 }
 
 function fixString(s: string): string {

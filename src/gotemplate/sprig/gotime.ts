@@ -1,6 +1,5 @@
 // Go's time layouts ("2006-01-02 15:04:05 -0700 MST"), time.Parse and
-// time.ParseDuration over the GoTime value. A GoTime keeps milliseconds, so
-// digits past the third fractional one are dropped.
+// time.ParseDuration over the GoTime value, to the nanosecond.
 //
 // Zones: "UTC" (also "" and "Local": the operator, like the oracle, runs with
 // UTC as its local zone), an IANA name such as "Europe/Berlin", or a fixed
@@ -9,7 +8,7 @@
 
 import { GoTime } from '../value.ts'
 
-const MS_PER_DAY = 86_400_000
+const SEC_PER_DAY = 86_400
 
 const longDayNames = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday']
 const longMonthNames = [
@@ -147,11 +146,11 @@ export function isKnownZone(zone: string): boolean {
   }
 }
 
-/** Offset east of UTC in seconds and Intl's short zone name at the instant, for an IANA zone. */
-function intlZone(zone: string, epochMs: number): { offset: number; name: string } {
+/** Offset east of UTC in seconds and Intl's short zone name at the instant (Unix seconds), for an IANA zone. */
+function intlZone(zone: string, sec: number): { offset: number; name: string } {
   let parts: Intl.DateTimeFormatPart[]
   try {
-    parts = formatterFor(zone).formatToParts(new Date(Math.floor(epochMs / 1000) * 1000))
+    parts = formatterFor(zone).formatToParts(new Date(sec * 1000))
   } catch {
     return { offset: 0, name: 'UTC' }
   }
@@ -163,34 +162,43 @@ function intlZone(zone: string, epochMs: number): { offset: number; name: string
     Number(get('hour')) * 3600 +
     Number(get('minute')) * 60 +
     Number(get('second'))
-  return { offset: local - Math.floor(epochMs / 1000), name: get('timeZoneName') }
+  return { offset: local - sec, name: get('timeZoneName') }
 }
 
-/** Offset east of UTC in seconds and the zone abbreviation at the instant. */
-export function zoneAt(zone: string, epochMs: number): { offset: number; name: string } {
+/** Offset east of UTC in seconds and the zone abbreviation at the instant (Unix seconds). */
+export function zoneAt(zone: string, sec: number): { offset: number; name: string } {
   if (zone === '' || zone === 'UTC' || zone === 'Local') return { offset: 0, name: 'UTC' }
   if (zone.startsWith('Fixed:')) {
     const rest = zone.slice(6)
     const i = rest.indexOf(':')
     return { offset: Number(rest.slice(0, i)), name: rest.slice(i + 1) }
   }
-  const { offset, name: intlName } = intlZone(zone, epochMs)
+  const { offset, name: intlName } = intlZone(zone, sec)
   let name = intlName
   if (/^(GMT|UTC)([+-]|$)/.test(name)) {
     const known = zoneAbbrevs[zone]
-    if (known) {
-      // Daylight time is the larger of the January and July offsets of the year.
-      const year = civilFromDays(Math.floor(epochMs / MS_PER_DAY)).year
-      const jan = intlZone(zone, Date.UTC(year, 0, 1)).offset
-      const jul = intlZone(zone, Date.UTC(year, 6, 1)).offset
-      name = jan !== jul && offset === Math.max(jan, jul) ? known[1] : known[0]
-    } else if (!(offset === 0 && name === 'GMT')) {
+    if (known) name = isDaylight(zone, sec, offset) ? known[1] : known[0]
+    else if (!(offset === 0 && name === 'GMT')) {
       // The tz database names zones without letters by their offset, e.g. "+03" or "+0530".
       const m = Math.abs(offset) / 60
       name = (offset < 0 ? '-' : '+') + pad(Math.floor(m / 60), 2) + (m % 60 ? pad(m % 60, 2) : '')
     }
   }
   return { offset, name }
+}
+
+/** Daylight time is the larger of the January and July offsets of the year, when they differ. */
+function isDaylight(zone: string, sec: number, offset: number): boolean {
+  const year = civilFromDays(Math.floor(sec / SEC_PER_DAY)).year
+  const jan = intlZone(zone, Date.UTC(year, 0, 1) / 1000).offset
+  const jul = intlZone(zone, Date.UTC(year, 6, 1) / 1000).offset
+  return jan !== jul && offset === Math.max(jan, jul)
+}
+
+/** time.Time.IsDST: fixed zones and UTC never are. */
+export function isDST(t: GoTime): boolean {
+  if (t.zone === '' || t.zone === 'UTC' || t.zone === 'Local' || t.zone.startsWith('Fixed:')) return false
+  return isDaylight(t.zone, t.sec, zoneAt(t.zone, t.sec).offset)
 }
 
 const pad = (n: number, w: number): string => {
@@ -205,7 +213,7 @@ interface Fields {
   hour: number
   minute: number
   second: number
-  ms: number
+  nsec: number
   weekday: number
   yday: number
   offset: number
@@ -213,19 +221,19 @@ interface Fields {
 }
 
 export function fields(t: GoTime): Fields {
-  const { offset, name } = zoneAt(t.zone, t.epochMs)
-  const local = t.epochMs + offset * 1000
-  const days = Math.floor(local / MS_PER_DAY)
-  const msOfDay = local - days * MS_PER_DAY
+  const { offset, name } = zoneAt(t.zone, t.sec)
+  const local = t.sec + offset
+  const days = Math.floor(local / SEC_PER_DAY)
+  const secOfDay = local - days * SEC_PER_DAY
   const { year, month, day } = civilFromDays(days)
   return {
     year,
     month,
     day,
-    hour: Math.floor(msOfDay / 3_600_000),
-    minute: Math.floor(msOfDay / 60_000) % 60,
-    second: Math.floor(msOfDay / 1000) % 60,
-    ms: msOfDay % 1000,
+    hour: Math.floor(secOfDay / 3600),
+    minute: Math.floor(secOfDay / 60) % 60,
+    second: secOfDay % 60,
+    nsec: t.nsec,
     weekday: (((days + 4) % 7) + 7) % 7,
     yday: days - daysFromCivil(year, 1, 1) + 1,
     offset,
@@ -342,10 +350,8 @@ function nextStdChunk(layout: string): Chunk {
   return { prefix: layout, std: { k: 'lit' }, suffix: '' }
 }
 
-function appendFrac(ms: number, std: { k: 'FracSecond0' | 'FracSecond9'; digits: number; sep: string }): string {
-  let digits = String(ms * 1_000_000)
-    .padStart(9, '0')
-    .slice(0, Math.min(std.digits, 9))
+function appendFrac(nsec: number, std: { k: 'FracSecond0' | 'FracSecond9'; digits: number; sep: string }): string {
+  let digits = String(nsec).padStart(9, '0').slice(0, Math.min(std.digits, 9))
   if (std.k === 'FracSecond9') {
     digits = digits.replace(/0+$/, '')
     if (digits === '') return ''
@@ -438,7 +444,7 @@ export function formatTime(t: GoTime, layout: string): string {
         break
       case 'FracSecond0':
       case 'FracSecond9':
-        out += appendFrac(f.ms, std)
+        out += appendFrac(f.nsec, std)
         break
       default: {
         const k = std.k
@@ -468,17 +474,21 @@ export function formatTime(t: GoTime, layout: string): string {
   return out
 }
 
-/** time.Time.String() without the monotonic clock reading. */
+/** time.Time.String(), with the monotonic clock reading of a time.Now value (" m=+0.001234567"). */
 export function timeString(t: GoTime): string {
-  return formatTime(t, '2006-01-02 15:04:05.999999999 -0700 MST')
+  const s = formatTime(t, '2006-01-02 15:04:05.999999999 -0700 MST')
+  if (t.mono === undefined) return s
+  const neg = t.mono < 0n
+  const m = neg ? -t.mono : t.mono
+  return `${s} m=${neg ? '-' : '+'}${m / 1_000_000_000n}.${(m % 1_000_000_000n).toString().padStart(9, '0')}`
 }
 
 export function fromUnix(sec: bigint, zone = 'UTC'): GoTime {
-  return new GoTime(Number(sec) * 1000, zone)
+  return new GoTime(Number(sec), 0, zone)
 }
 
 export function unixSeconds(t: GoTime): bigint {
-  return BigInt(Math.floor(t.epochMs / 1000))
+  return BigInt(t.sec)
 }
 
 export class TimeParseError extends Error {}
@@ -835,21 +845,21 @@ export function parseTime(layout: string, value: string): GoTime {
     if (day < 0) day = 1
   }
   if (day < 1 || day > daysIn(month, year)) fail('', '', ': day out of range')
-  const wall = daysFromCivil(year, month, day) * MS_PER_DAY + ((hour * 60 + min) * 60 + sec) * 1000 + Math.floor(nsec / 1_000_000)
-  if (utc) return new GoTime(wall, 'UTC')
+  const wall = daysFromCivil(year, month, day) * SEC_PER_DAY + (hour * 60 + min) * 60 + sec
+  if (utc) return new GoTime(wall, nsec, 'UTC')
   if (zoneOffset !== -1) {
-    const epoch = wall - zoneOffset * 1000
+    const epoch = wall - zoneOffset
     // The local zone (UTC) when it matches, else a fixed zone keeping the parsed name.
-    if (zoneOffset === 0 && (zoneName === '' || zoneName === 'UTC')) return new GoTime(epoch, 'UTC')
-    return new GoTime(epoch, `Fixed:${zoneOffset}:${zoneName}`)
+    if (zoneOffset === 0 && (zoneName === '' || zoneName === 'UTC')) return new GoTime(epoch, nsec, 'UTC')
+    return new GoTime(epoch, nsec, `Fixed:${zoneOffset}:${zoneName}`)
   }
   if (zoneName !== '') {
-    if (zoneName === 'UTC') return new GoTime(wall, 'UTC')
+    if (zoneName === 'UTC') return new GoTime(wall, nsec, 'UTC')
     let offset = 0
     if (zoneName.length > 3 && zoneName.startsWith('GMT')) offset = Number(zoneName.slice(3)) * 3600
-    return new GoTime(wall - offset * 1000, `Fixed:${offset}:${zoneName}`)
+    return new GoTime(wall - offset, nsec, `Fixed:${offset}:${zoneName}`)
   }
-  return new GoTime(wall, 'UTC')
+  return new GoTime(wall, nsec, 'UTC')
 }
 
 function parseNanoseconds(value: string, nbytes: number): number {
@@ -968,14 +978,48 @@ function fracString(v: bigint, scale: bigint): string {
   return whole.toString() + frac
 }
 
-/** time.Time.Add with a duration in nanoseconds (kept to milliseconds). */
+/** time.Time.Add with a duration in nanoseconds; a monotonic reading moves along. */
 export function addDuration(t: GoTime, ns: bigint): GoTime {
-  return new GoTime(t.epochMs + Number(ns / 1_000_000n), t.zone)
+  const s = ns / 1_000_000_000n
+  const rest = Number(ns - s * 1_000_000_000n)
+  return new GoTime(t.sec + Number(s), t.nsec + rest, t.zone, t.mono === undefined ? undefined : t.mono + ns)
 }
 
-/** time.Time.In for a zone that exists; unknown zones were mapped to UTC by the caller. */
+/** time.Time.In for a zone that exists; unknown zones were mapped to UTC by the caller. Drops the monotonic reading. */
 export function inZone(t: GoTime, zone: string): GoTime {
-  return new GoTime(t.epochMs, zone === 'Local' || zone === '' ? 'UTC' : zone)
+  return new GoTime(t.sec, t.nsec, zone === 'Local' || zone === '' ? 'UTC' : zone)
+}
+
+/**
+ * time.Date: the instant of a wall clock time in a zone, with out-of-range
+ * months, days, hours... carried over as Go does. For a zone with daylight
+ * saving, the offset is looked up as Go looks it up (first at the wall time
+ * read as UTC, then at the corrected instant).
+ */
+export function dateOf(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  min: number,
+  sec: number,
+  nsec: number,
+  zone: string,
+): GoTime {
+  // Normalise month into 1..12 and nsec into a second, carrying into the larger units.
+  const m0 = month - 1
+  year += Math.floor(m0 / 12)
+  month = m0 - Math.floor(m0 / 12) * 12 + 1
+  const carry = Math.floor(nsec / 1e9)
+  sec += carry
+  nsec -= carry * 1e9
+  const local = (daysFromCivil(year, month, 1) + day - 1) * SEC_PER_DAY + hour * 3600 + min * 60 + sec
+  let offset = zoneAt(zone, local).offset
+  if (offset !== 0) {
+    const again = zoneAt(zone, local - offset).offset
+    if (again !== offset) offset = again
+  }
+  return new GoTime(local - offset, nsec, zone)
 }
 
 /** RFC 3339 with nanoseconds, as time.Time.MarshalJSON writes it. */

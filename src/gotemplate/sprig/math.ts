@@ -1,7 +1,8 @@
 // Sprig's arithmetic: the integer functions cast every argument to int64
-// (wrapping on overflow like Go), the *f functions go through
-// shopspring/decimal, and round/floor/ceil use float64.
+// (wrapping on overflow like Go) and return an int64, the *f functions go
+// through shopspring/decimal, and round/floor/ceil use float64.
 
+import { int64 } from '../value.ts'
 import type { FuncMap, GoValue } from '../value.ts'
 import { toFloat64, toInt64, wrapInt64 } from './convert.ts'
 import { decimalOp } from './decimal.ts'
@@ -90,15 +91,15 @@ function round(a: GoValue, places: number, roundOn = 0.5): number {
 }
 
 export const mathFuncs: FuncMap = {
-  add1: fn(['any'], (a) => wrapInt64(toInt64(a) + 1n)),
-  add: fn([], (...v) => v.reduce<bigint>((s, x) => wrapInt64(s + toInt64(x)), 0n), 'any'),
-  sub: fn(['any', 'any'], (a, b) => wrapInt64(toInt64(a) - toInt64(b))),
-  div: fn(['any', 'any'], (a, b) => div(toInt64(a), toInt64(b))),
-  mod: fn(['any', 'any'], (a, b) => mod(toInt64(a), toInt64(b))),
-  mul: fn(['any'], (a, ...v) => v.reduce<bigint>((p, x) => wrapInt64(p * toInt64(x)), toInt64(a)), 'any'),
-  max: fn(['any'], (a, ...v) => v.reduce<bigint>((m, x) => (toInt64(x) > m ? toInt64(x) : m), toInt64(a)), 'any'),
-  biggest: fn(['any'], (a, ...v) => v.reduce<bigint>((m, x) => (toInt64(x) > m ? toInt64(x) : m), toInt64(a)), 'any'),
-  min: fn(['any'], (a, ...v) => v.reduce<bigint>((m, x) => (toInt64(x) < m ? toInt64(x) : m), toInt64(a)), 'any'),
+  add1: fn(['any'], (a) => int64(wrapInt64(toInt64(a) + 1n))),
+  add: fn([], (...v) => int64(v.reduce<bigint>((s, x) => wrapInt64(s + toInt64(x)), 0n)), 'any'),
+  sub: fn(['any', 'any'], (a, b) => int64(wrapInt64(toInt64(a) - toInt64(b)))),
+  div: fn(['any', 'any'], (a, b) => int64(div(toInt64(a), toInt64(b)))),
+  mod: fn(['any', 'any'], (a, b) => int64(mod(toInt64(a), toInt64(b)))),
+  mul: fn(['any'], (a, ...v) => int64(v.reduce<bigint>((p, x) => wrapInt64(p * toInt64(x)), toInt64(a))), 'any'),
+  max: fn(['any'], (a, ...v) => int64(v.reduce<bigint>((m, x) => (toInt64(x) > m ? toInt64(x) : m), toInt64(a))), 'any'),
+  biggest: fn(['any'], (a, ...v) => int64(v.reduce<bigint>((m, x) => (toInt64(x) > m ? toInt64(x) : m), toInt64(a))), 'any'),
+  min: fn(['any'], (a, ...v) => int64(v.reduce<bigint>((m, x) => (toInt64(x) < m ? toInt64(x) : m), toInt64(a))), 'any'),
   maxf: fn(['any'], (a, ...v) => v.reduce<number>((m, x) => goMax(m, toFloat64(x)), toFloat64(a)), 'any'),
   minf: fn(['any'], (a, ...v) => v.reduce<number>((m, x) => goMin(m, toFloat64(x)), toFloat64(a)), 'any'),
   add1f: fn(['any'], (a) => decimalOp('add', a, [1n])),

@@ -1,7 +1,7 @@
 // Go's reflection-based predicates as Sprig uses them: empty (the zero-value
 // test behind default, coalesce, compact...), reflect.DeepEqual, %T and Kind.
 
-import { GoTime, isMap } from '../value.ts'
+import { GoInt, GoObject, GoTime, isMap, sameComparable } from '../value.ts'
 import type { FuncMap, GoValue } from '../value.ts'
 import { fn, str } from './spec.ts'
 import { goKindOf, goTypeOf, isGoMapValue, isNilSlice } from './types.ts'
@@ -18,7 +18,9 @@ export function empty(v: GoValue): boolean {
     case 'boolean':
       return !v
   }
-  if (v instanceof GoTime) return false
+  if (v instanceof GoInt) return v.value === 0n
+  // A struct (time.Time) or a non-nil pointer (*semver.Version) is never empty.
+  if (v instanceof GoTime || v instanceof GoObject) return false
   if (Array.isArray(v)) return v.length === 0
   // A *semver.Version is a non-nil pointer, a certificate a struct: never empty.
   if (!isGoMapValue(v)) return false
@@ -32,10 +34,16 @@ export function deepEqual(a: GoValue, b: GoValue): boolean {
   if (typeof a !== typeof b) return false
   if (typeof a !== 'object') return a === b
   if (typeof b !== 'object' || b === null) return false
-  if (a instanceof GoTime || b instanceof GoTime) {
-    return a instanceof GoTime && b instanceof GoTime && a.epochMs === b.epochMs && a.zone === b.zone
-  }
+  // Values of different Go types are never deeply equal: int 1 is not int64 1.
   if (goTypeOf(a) !== goTypeOf(b)) return false
+  if (a instanceof GoInt || a instanceof GoTime) return sameComparable(a, b)
+  if (a instanceof GoObject) {
+    if (!(b instanceof GoObject)) return false
+    // Pointers are deeply equal when what they point to is.
+    const fa = a.structFields()
+    const fb = b.structFields()
+    return a === b || (fa.length === fb.length && fa.every(([, x], i) => deepEqual(x, fb[i]?.[1])))
+  }
   if (Array.isArray(a)) {
     if (!Array.isArray(b)) return false
     const x = a as readonly GoValue[]

@@ -2,14 +2,13 @@
 // version Sprig v3.3.0 requires: loose version parsing (v prefix, missing
 // minor/patch), and constraints with ranges, wildcards, ~, ^ and ||.
 //
-// A *semver.Version has methods in Go (.Major, .Minor, ...). The value model
-// has no methods, so semver returns a map with those names as keys, marked
-// so that Sprig's own printing and JSON use the version string.
+// semver returns a *semver.Version whose methods (.Major, .IncPatch,
+// .LessThan ...) templates call as in Go.
 
-import { newMap, setKey } from '../value.ts'
-import type { FuncMap, GoMap } from '../value.ts'
+import { GoInt, GoObject } from '../value.ts'
+import type { FuncMap, GoFuncSpec, GoValue } from '../value.ts'
 import { fail, fn, str } from './spec.ts'
-import { setStringer, tagType } from './types.ts'
+import { bytesValue } from './types.ts'
 
 export interface Version {
   readonly major: bigint
@@ -246,16 +245,128 @@ export function semverCompare(constraint: string, version: string): boolean {
   return cs.some((and) => and.every((c) => (checks[c.op] ?? tildeOrEqual)(v, c)))
 }
 
-function versionValue(v: Version): GoMap {
-  const m = newMap()
-  setKey(m, 'Major', v.major)
-  setKey(m, 'Minor', v.minor)
-  setKey(m, 'Patch', v.patch)
-  setKey(m, 'Prerelease', v.pre)
-  setKey(m, 'Metadata', v.metadata)
-  setKey(m, 'Original', v.original)
-  setKey(m, 'String', versionString(v))
-  return setStringer(tagType(m, '*semver.Version'), versionString(v))
+const ptrOnly = new Set(['Compare', 'Equal', 'GreaterThan', 'GreaterThanEqual', 'LessThan', 'LessThanEqual', 'Original'])
+
+// Methods that change the version in place; a template value never changes here.
+const mutators = new Set(['Scan', 'UnmarshalJSON', 'UnmarshalText'])
+
+const uint64 = (v: bigint): GoInt => new GoInt(v, 'uint64')
+
+const versionArg = (o: GoValue): Version => {
+  if (!(o instanceof SemverVersion)) throw new Error('runtime error: invalid memory address or nil pointer dereference')
+  return o.version
+}
+
+/**
+ * A *semver.Version (from semver) or a semver.Version value (from IncPatch and
+ * the other methods that return one). The value has the methods Go gives it:
+ * a pointer all of them, a value only those with a value receiver.
+ */
+export class SemverVersion extends GoObject {
+  readonly goKind: 'ptr' | 'struct'
+  readonly goType: string
+  readonly version: Version
+  constructor(version: Version, pointer: boolean) {
+    super()
+    this.version = version
+    this.goKind = pointer ? 'ptr' : 'struct'
+    this.goType = pointer ? '*semver.Version' : 'semver.Version'
+  }
+
+  method(name: string): GoFuncSpec | undefined {
+    if (this.goKind === 'struct' && (ptrOnly.has(name) || mutators.has(name))) return undefined
+    const v = this.version
+    const m = (params: GoFuncSpec['params'], f: GoFuncSpec['fn']): GoFuncSpec => ({ fn: f, params })
+    switch (name) {
+      case 'String':
+        return m([], () => versionString(v))
+      case 'Original':
+        return m([], () => v.original)
+      case 'Major':
+        return m([], () => uint64(v.major))
+      case 'Minor':
+        return m([], () => uint64(v.minor))
+      case 'Patch':
+        return m([], () => uint64(v.patch))
+      case 'Prerelease':
+        return m([], () => v.pre)
+      case 'Metadata':
+        return m([], () => v.metadata)
+      case 'IncPatch':
+        return m([], () => derived(v, v.pre !== '' ? { pre: '', metadata: '' } : { pre: '', metadata: '', patch: v.patch + 1n }))
+      case 'IncMinor':
+        return m([], () => derived(v, { pre: '', metadata: '', patch: 0n, minor: v.minor + 1n }))
+      case 'IncMajor':
+        return m([], () => derived(v, { pre: '', metadata: '', patch: 0n, minor: 0n, major: v.major + 1n }))
+      case 'SetPrerelease':
+        return m(['string'], (p) => {
+          if (p !== '') validatePart(p as string, true)
+          return derived(v, { pre: p as string })
+        })
+      case 'SetMetadata':
+        return m(['string'], (md) => {
+          if (md !== '') validatePart(md as string, false)
+          return derived(v, { metadata: md as string })
+        })
+      case 'MarshalJSON':
+        return m([], () => bytesValue(new TextEncoder().encode(JSON.stringify(versionString(v)))))
+      case 'MarshalText':
+        return m([], () => bytesValue(new TextEncoder().encode(versionString(v))))
+      case 'Value':
+        return m([], () => versionString(v))
+      case 'Compare':
+        return m(['type:*semver.Version'], (o) => BigInt(compareVersions(v, versionArg(o))))
+      case 'LessThan':
+        return m(['type:*semver.Version'], (o) => compareVersions(v, versionArg(o)) < 0)
+      case 'LessThanEqual':
+        return m(['type:*semver.Version'], (o) => compareVersions(v, versionArg(o)) <= 0)
+      case 'GreaterThan':
+        return m(['type:*semver.Version'], (o) => compareVersions(v, versionArg(o)) > 0)
+      case 'GreaterThanEqual':
+        return m(['type:*semver.Version'], (o) => compareVersions(v, versionArg(o)) >= 0)
+      case 'Equal':
+        return m(['type:*semver.Version'], (o) => o === this || (o instanceof SemverVersion && compareVersions(v, o.version) === 0))
+      case 'Scan':
+      case 'UnmarshalJSON':
+      case 'UnmarshalText':
+        return {
+          fn: () => null,
+          params: [name === 'Scan' ? 'any' : 'bytes'],
+          unsupported: `method ${name} of *semver.Version changes the version in place, which template-sync does not support`,
+        }
+    }
+    return undefined
+  }
+
+  override structFields(): ReadonlyArray<readonly [string, GoValue]> {
+    const v = this.version
+    return [
+      ['major', uint64(v.major)],
+      ['minor', uint64(v.minor)],
+      ['patch', uint64(v.patch)],
+      ['pre', v.pre],
+      ['metadata', v.metadata],
+      ['original', v.original],
+    ]
+  }
+}
+
+const allowedPart = /^[0-9A-Za-z-]*$/
+
+/** validatePrerelease / validateMetadata of semver v3.3.0. */
+function validatePart(s: string, pre: boolean): void {
+  for (const p of s.split('.')) {
+    if (pre && onlyDigits(p)) {
+      if (p.length > 1 && p[0] === '0') throw new SemverError('Version segment starts with 0')
+    } else if (!allowedPart.test(p)) throw new SemverError(pre ? 'Invalid Prerelease string' : 'Invalid Metadata string')
+  }
+}
+
+/** A semver.Version value derived from v, with original rewritten as Go's Inc and Set methods do. */
+function derived(v: Version, change: Partial<Version>): SemverVersion {
+  const next = { ...v, ...change }
+  const prefix = v.original !== '' && v.original[0] === 'v' ? 'v' : ''
+  return new SemverVersion({ ...next, original: prefix + versionString(next) }, false)
 }
 
 function wrap<T>(f: () => T): T {
@@ -268,6 +379,6 @@ function wrap<T>(f: () => T): T {
 }
 
 export const semverFuncs: FuncMap = {
-  semver: fn(['string'], (v) => wrap(() => versionValue(newVersion(str(v))))),
+  semver: fn(['string'], (v) => wrap(() => new SemverVersion(newVersion(str(v)), true))),
   semverCompare: fn(['string', 'string'], (c, v) => wrap(() => semverCompare(str(c), str(v)))),
 }

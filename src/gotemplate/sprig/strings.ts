@@ -6,14 +6,18 @@ import { newMap, setKey } from '../value.ts'
 import type { FuncMap, GoValue } from '../value.ts'
 import { formatV, quoteGo } from './gofmt.ts'
 import { fail, fn, int, sliceBoundsPanic, str } from './spec.ts'
-import { tagType } from './types.ts'
+import { bytesOf, tagType } from './types.ts'
 import { isDigit, isLetter, isLower, isNumber, isPunct, isSpace, isTitle, isUpper, mapRunes, toLower, toTitle, toUpper } from './unicode.ts'
 import { byteLength, fromUtf8, isAscii, runes, sliceBytes, utf8 } from './utf8.ts'
 import { randomString } from './random.ts'
 
-/** Sprig's strval: strings as they are, everything else through fmt's %v (Stringers included). */
+const decoder = new TextDecoder()
+
+/** Sprig's strval: strings and []byte as they are, everything else through fmt's %v (Stringers included). */
 export function strval(v: GoValue): string {
-  return typeof v === 'string' ? v : formatV(v)
+  if (typeof v === 'string') return v
+  const bytes = bytesOf(v)
+  return bytes !== undefined ? decoder.decode(bytes) : formatV(v)
 }
 
 /** Sprig's strslice: a list becomes its non-nil elements as strings; nil becomes an empty list. */

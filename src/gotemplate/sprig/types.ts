@@ -5,7 +5,7 @@
 // encodes to JSON as null. typeOf, kindOf, deepEqual and toJson need to know,
 // so the objects are tagged here without changing their shape.
 
-import { GoTime, isMap } from '../value.ts'
+import { GoInt, GoObject, GoTime, isMap, uint8 } from '../value.ts'
 import type { GoMap, GoValue } from '../value.ts'
 
 const typeTags = new WeakMap<object, string>()
@@ -32,10 +32,7 @@ export function taggedType(v: object): string | undefined {
   return typeTags.get(v)
 }
 
-/**
- * Go's %T. A bigint is reported as int: the value model does not say whether
- * a Go integer was an int or an int64.
- */
+/** Go's %T. */
 export function goTypeOf(v: GoValue): string {
   if (v === null || v === undefined) return '<nil>'
   switch (typeof v) {
@@ -48,7 +45,9 @@ export function goTypeOf(v: GoValue): string {
     case 'boolean':
       return 'bool'
   }
+  if (v instanceof GoInt) return v.type
   if (v instanceof GoTime) return 'time.Time'
+  if (v instanceof GoObject) return v.goType
   const tag = typeTags.get(v)
   if (tag !== undefined) return tag
   return Array.isArray(v) ? '[]interface {}' : 'map[string]interface {}'
@@ -67,7 +66,9 @@ export function goKindOf(v: GoValue): string {
     case 'boolean':
       return 'bool'
   }
+  if (v instanceof GoInt) return v.kind
   if (v instanceof GoTime) return 'struct'
+  if (v instanceof GoObject) return v.goKind
   const tag = typeTags.get(v)
   if (tag?.startsWith('*')) return 'ptr'
   if (Array.isArray(v)) return 'slice'
@@ -90,9 +91,29 @@ export function isList(v: GoValue): v is readonly GoValue[] {
   return Array.isArray(v)
 }
 
+/** A Go []byte: a list of uint8 values typed []uint8. */
+export function bytesValue(b: Uint8Array): GoValue[] {
+  const out: GoValue[] = new Array<GoValue>(b.length)
+  for (let i = 0; i < b.length; i++) out[i] = uint8(b[i] ?? 0)
+  return tagType(out, '[]uint8')
+}
+
+/** The bytes of a []uint8 value, or undefined for any other value. */
+export function bytesOf(v: GoValue): Uint8Array | undefined {
+  if (!Array.isArray(v) || typeTags.get(v) !== '[]uint8') return undefined
+  const list = v as readonly GoValue[]
+  const out = new Uint8Array(list.length)
+  for (let i = 0; i < list.length; i++) {
+    const e = list[i]
+    out[i] = e instanceof GoInt ? Number(e.value) : 0
+  }
+  return out
+}
+
 /**
- * Marks a map that stands for a Go value with a String method (a
- * *semver.Version); fmt and strval print the string instead of the map.
+ * Marks a map that stands for a Go struct with a String method
+ * (sprig.certificate has none; kept for values callers tag); fmt and strval
+ * print the string instead of the map.
  */
 export function setStringer<T extends object>(v: T, text: string): T {
   stringers.set(v, text)
