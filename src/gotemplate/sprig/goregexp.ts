@@ -385,10 +385,11 @@ class Parser {
     let index = -1
     if (this.peek() === 0x3f) {
       // (?
-      if (this.lookingAt('?P<') || this.lookingAt('?<')) {
-        const isP = this.lookingAt('?P<')
-        if (!isP && (this.peek(2) === 0x3d || this.peek(2) === 0x21))
-          this.error('invalid or unsupported Perl syntax', this.text(start, this.pos + 3))
+      // Go (1.22+) reads (?P<name> and (?<name>; so lookbehind (?<= and (?<! is
+      // an invalid named capture, and a name may repeat.
+      const rest = this.cps.length - start
+      const isP = rest > 4 && this.lookingAt('?P<')
+      if (isP || (rest > 3 && this.lookingAt('?<'))) {
         this.pos += isP ? 3 : 2
         const nameStart = this.pos
         while (this.pos < this.cps.length && this.peek() !== 0x3e) this.pos++
@@ -396,7 +397,6 @@ class Parser {
         const name = this.text(nameStart)
         this.pos++ // >
         if (!/^[A-Za-z0-9_]+$/.test(name)) this.error('invalid named capture', this.text(start))
-        if (this.names.includes(name)) this.error('duplicate capture group name', this.text(start))
         index = this.names.length
         this.names.push(name)
       } else {
@@ -406,7 +406,7 @@ class Parser {
         let sawFlag = false
         for (;;) {
           const c = this.peek()
-          if (c === undefined) this.error('missing closing )', this.src)
+          if (c === undefined) this.error('invalid or unsupported Perl syntax', this.text(start))
           this.pos++
           const ch = String.fromCodePoint(c)
           if (ch === 'i' || ch === 'm' || ch === 's' || ch === 'U') {
@@ -1028,7 +1028,8 @@ function expand(g: GoRegexp, template: string, src: string, m: Match): string {
     if (ex.num >= 0) {
       if (ex.num < g.names.length) out += group(src, m, ex.num)
     } else {
-      const idx = g.names.indexOf(ex.name)
+      // With repeated names, the first group of that name that took part in the match.
+      const idx = g.names.findIndex((n, i) => i > 0 && n === ex.name && (m.caps[2 * i] ?? -1) >= 0)
       if (idx > 0) out += group(src, m, idx)
     }
   }
