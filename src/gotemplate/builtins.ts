@@ -4,7 +4,7 @@
 // `and` and `or` are evaluated lazily by the executor itself (Go 1.18+ short
 // circuit); their `fn` is only used when called with already evaluated values.
 
-import { GoFuncError, GoInt, isMap, uint8 } from './value.ts'
+import { GoFuncError, GoInt, GoObject, isMap, uint8 } from './value.ts'
 import type { FuncMap, GoFuncSpec, GoValue } from './value.ts'
 import { eq, ge, gt, isTrue, le, lt, ne } from './compare.ts'
 import { htmlEscape, jsEscape, queryEscape } from './escape.ts'
@@ -16,6 +16,9 @@ const fail = (message: string): never => {
   throw new GoFuncError(message)
 }
 
+/** The type len and index name in errors: they look through a pointer first. */
+const pointeeTypeName = (v: GoValue): string => (v instanceof GoObject && v.goKind === 'ptr' ? v.goType.slice(1) : typeName(v))
+
 // Go's message when a built-in calls a method on a zero reflect.Value.
 const zeroValuePanic = 'reflect: call of reflect.Value.Type on zero Value'
 
@@ -25,7 +28,7 @@ function length(item: GoValue): GoValue {
   if (typeof item === 'string') return BigInt(byteLength(item))
   if (Array.isArray(item)) return BigInt(item.length)
   if (isMap(item)) return BigInt(Object.keys(item).length)
-  return fail(`len of type ${typeName(item)}`)
+  return fail(`len of type ${pointeeTypeName(item)}`)
 }
 
 /**
@@ -69,7 +72,7 @@ function index(item: GoValue, ...indexes: GoValue[]): GoValue {
       if (typeof idx !== 'string') return fail(`value has type ${typeName(idx)}; should be string`)
       v = Object.hasOwn(v, idx) ? v[idx] : zeroOfElem(v)
     } else {
-      return fail(`can't index item of type ${typeName(v)}`)
+      return fail(`can't index item of type ${pointeeTypeName(v)}`)
     }
   }
   return v

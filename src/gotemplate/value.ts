@@ -171,6 +171,14 @@ export abstract class GoObject {
     return []
   }
   /**
+   * Sprig's deepCopy (mitchellh/copystructure) of the value: it copies
+   * exported fields only and leaves unexported ones zero. The default suits
+   * values without unexported state and returns this (values are immutable).
+   */
+  deepCopy(): GoObject {
+    return this
+  }
+  /**
    * What encoding/json writes for the value when it has no MarshalJSON or
    * MarshalText method: by default a map of its exported fields. Override to
    * follow json struct tags.

@@ -1,5 +1,5 @@
 // Renders corpus cases with the TypeScript engine and compares them with Go's
-// results: identical output, or an error of the same class.
+// results: identical output, or the same error class with the same message.
 
 import { execute, ExecError, parse, ParseError, toGoValue } from '../../src/gotemplate/index.ts'
 import { sprigFuncs } from '../../src/gotemplate/sprig/index.ts'
@@ -37,10 +37,12 @@ export interface Comparison {
   readonly got: Outcome
 }
 
+/** Equal means the same bytes, or an error of the same class with Go's exact message. */
 export function compare(want: Omit<OracleResult, 'name'>, got: Outcome): Comparison {
   if (want.errorClass !== undefined) {
-    const equal = 'errorClass' in got && got.errorClass === want.errorClass
-    return { equal, sameMessage: equal && 'error' in got && got.error === want.error, want, got }
+    const sameClass = 'errorClass' in got && got.errorClass === want.errorClass
+    const sameMessage = sameClass && 'error' in got && got.error === want.error
+    return { equal: sameMessage, sameMessage, want, got }
   }
   return { equal: 'output' in got && got.output === want.output, want, got }
 }

@@ -53,8 +53,9 @@ function deepCopy(v: GoValue): GoValue {
   if (v === null || v === undefined) fail('reflect: call of reflect.Value.Type on zero Value')
   const copy = (x: GoValue): GoValue => {
     if (x === null || x === undefined || typeof x !== 'object') return x
-    // Times, typed integers and objects are immutable here; sharing them is a copy.
-    if (x instanceof GoTime || x instanceof GoInt || x instanceof GoObject) return x
+    // Times and typed integers are immutable here; sharing them is a copy.
+    if (x instanceof GoTime || x instanceof GoInt) return x
+    if (x instanceof GoObject) return x.deepCopy()
     if (Array.isArray(x)) {
       if (isNilSlice(x)) return nilSlice(goTypeOf(x))
       const out = (x as readonly GoValue[]).map(copy)

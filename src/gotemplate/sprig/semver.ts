@@ -338,6 +338,11 @@ export class SemverVersion extends GoObject {
     return undefined
   }
 
+  /** copystructure sees only unexported fields in a Version: the copy is 0.0.0. */
+  override deepCopy(): GoObject {
+    return new SemverVersion({ major: 0n, minor: 0n, patch: 0n, pre: '', metadata: '', original: '' }, this.goKind === 'ptr')
+  }
+
   override structFields(): ReadonlyArray<readonly [string, GoValue]> {
     const v = this.version
     return [
