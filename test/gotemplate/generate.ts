@@ -1,9 +1,10 @@
 // Random well-formed templates for the differential test, from a seeded PRNG
 // so that every run (and CI) produces the same cases. The grammar mixes text,
 // trim markers, pipelines of deterministic Sprig and built-in functions over
-// random data, variables and nested if/range/with blocks. Some cases are
-// expected to fail at execution (a type that a function rejects); the test
-// compares the error class then.
+// random data, variables and nested if/range/with blocks. Integer arguments
+// mix Go's int, int64 and uint8 results. Some cases are expected to fail at
+// execution (a type that a function rejects); the test compares the error
+// then.
 //
 //   node test/gotemplate/generate.ts [seed] [count]   prints the cases as JSON
 
@@ -104,8 +105,11 @@ class Gen {
       () => `(title ${this.strExpr()})`,
       () => `(quote ${this.strExpr()})`,
       () => `(squote ${this.strExpr()})`,
-      () => `(trunc ${this.int(6)} ${this.strExpr()})`,
-      () => `(repeat ${this.int(3)} ${this.strExpr()})`,
+      () => `(trunc ${this.countExpr(6)} ${this.strExpr()})`,
+      () => `(repeat ${this.countExpr(3)} ${this.strExpr()})`,
+      () => `(indent ${this.countExpr(4)} ${this.strExpr()})`,
+      () => `(nindent ${this.countExpr(4)} ${this.strExpr()})`,
+      () => `(wrap ${this.countExpr(8)} ${this.strExpr()})`,
       () => `(replace " " "_" ${this.strExpr()})`,
       () => `(kebabcase ${this.strExpr()})`,
       () => `(snakecase ${this.strExpr()})`,
@@ -119,7 +123,7 @@ class Gen {
       () => `(cat ${this.strExpr()} ${this.anyExpr()})`,
       () => `(nospace ${this.strExpr()})`,
       () => `(abbrev 5 ${this.strExpr()})`,
-      () => `(substr 0 2 ${this.strExpr()})`,
+      () => `(substr 0 ${this.countExpr(4)} ${this.strExpr()})`,
       () => `(regexReplaceAll "[aeiou]" ${this.strExpr()} "*")`,
       () => `(trimSuffix "c" ${this.strExpr()})`,
     ])
@@ -128,8 +132,36 @@ class Gen {
     return out
   }
 
+  /**
+   * An argument for a Sprig parameter of Go type int: usually a literal, at
+   * times an expression that Go types as int (len, int, atoi), int64 (add,
+   * int64, max) or uint8 (a byte of a string), which Go rejects.
+   */
+  countExpr(max: number): string {
+    if (this.chance(0.6) || this.depth > 3) return String(this.int(max))
+    return this.pick([
+      () => this.intExpr(),
+      () => `(int ${this.intExpr()})`,
+      () => `(len ${this.strExpr()})`,
+      () => `(index "\\x02\\x05" ${this.int(2)})`,
+      () => `(int64 ${this.int(max)})`,
+      () => `(sub (len .sl) 1)`,
+    ])()
+  }
+
   intExpr(): string {
-    const base = this.pick(['1', '0', '-4', '(len .sl)', '(len .s)', '(int .n)', '(atoi "12")', '(len .l)'])
+    const base = this.pick([
+      '1',
+      '0',
+      '-4',
+      '(len .sl)',
+      '(len .s)',
+      '(int .n)',
+      '(atoi "12")',
+      '(len .l)',
+      '(int64 .n)',
+      '(index "abc" 1)',
+    ])
     if (this.chance(0.6) || this.depth > 3) return base
     this.depth++
     const f = this.pick([

@@ -2,6 +2,10 @@
 
 import type { Case } from './case.ts'
 import { edgeCases } from './edge.ts'
+import { goErrorCases } from './go-errors.ts'
+import { goIntegerCases } from './go-integers.ts'
+import { goMethodCases } from './go-methods.ts'
+import { helmStyleCases } from './helm-style.ts'
 import { k8sCases } from './k8s.ts'
 import { printfCases } from './printf.ts'
 import { sprigConvertCases } from './sprig-convert.ts'
@@ -19,7 +23,7 @@ export type { Case }
 
 /** Seed and count of generated cases; fixed so that CI compares the same templates. */
 export const GENERATOR_SEED = 20240917
-export const GENERATED_COUNT = 250
+export const GENERATED_COUNT = 400
 
 export function handWrittenCases(): Case[] {
   return [
@@ -35,6 +39,10 @@ export function handWrittenCases(): Case[] {
     ...sprigSemverDateCases,
     ...k8sCases,
     ...edgeCases,
+    ...goIntegerCases,
+    ...goMethodCases,
+    ...goErrorCases,
+    ...helmStyleCases,
   ]
 }
 
