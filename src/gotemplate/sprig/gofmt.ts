@@ -71,7 +71,11 @@ export function formatV(v: GoValue): string {
 const hex = '0123456789abcdef'
 
 /** strconv.Quote, which is fmt's %q of a string. */
+// Printable ASCII other than " and \: strconv.Quote adds only the quotes.
+const plainASCII = /^[ !#-[\]-~]*$/
+
 export function quoteGo(s: string): string {
+  if (plainASCII.test(s)) return '"' + s + '"'
   let out = '"'
   for (const c of s) {
     let r = c.codePointAt(0) ?? 0xfffd

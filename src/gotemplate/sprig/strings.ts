@@ -564,10 +564,12 @@ export const stringFuncs: FuncMap = {
   quote: fn(
     [],
     (...args) =>
-      args
-        .filter((a) => a !== null && a !== undefined)
-        .map((a) => quoteGo(strval(a)))
-        .join(' '),
+      args.length === 1 && typeof args[0] === 'string'
+        ? quoteGo(args[0])
+        : args
+            .filter((a) => a !== null && a !== undefined)
+            .map((a) => quoteGo(strval(a)))
+            .join(' '),
     'any',
   ),
   squote: fn(

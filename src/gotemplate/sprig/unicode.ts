@@ -28,7 +28,7 @@ export const isDigit = (r: number): boolean => (r < 0x80 ? r >= 0x30 && r <= 0x3
 export const isNumber = (r: number): boolean => reNumber.test(ch(r))
 export const isPunct = (r: number): boolean => rePunct.test(ch(r))
 /** strconv.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
-export const isPrint = (r: number): boolean => r === 0x20 || rePrint.test(ch(r))
+export const isPrint = (r: number): boolean => (r < 0x80 ? r >= 0x20 && r < 0x7f : rePrint.test(ch(r)))
 
 function single(s: string, r: number): number {
   const cp = s.codePointAt(0)
