@@ -11,7 +11,7 @@ import type { FloatFormat } from './strconv.ts'
 import { stringMethod } from './methods.ts'
 import { timeString } from './sprig/gotime.ts'
 import { timeGoString } from './sprig/timemethods.ts'
-import { bytesOf, goTypeOf, isNilSlice, stringerOf } from './sprig/types.ts'
+import { bytesOf, goTypeOf, isNilSlice } from './sprig/types.ts'
 import { isPrint } from './sprig/unicode.ts'
 import { compareGoStrings } from './sprig/utf8.ts'
 
@@ -148,7 +148,6 @@ class Printer {
     let s: string | undefined
     if (v instanceof GoTime) s = timeString(v)
     else if (v instanceof GoInt || v instanceof GoObject) s = stringMethod(v)
-    else if (v !== null && typeof v === 'object') s = stringerOf(v)
     if (s === undefined) return false
     this.fmtString(s, verb)
     return true

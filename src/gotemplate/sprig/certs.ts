@@ -37,7 +37,6 @@ import { base64Decode, CorruptInputError } from './encoding.ts'
 import { randomBuffer } from './random.ts'
 import { fail, fn, int, str } from './spec.ts'
 import { formatV } from './gofmt.ts'
-import { goTypeOf, setStringer, tagType } from './types.ts'
 
 class CertError extends Error {}
 

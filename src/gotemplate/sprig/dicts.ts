@@ -8,7 +8,7 @@ import type { FuncMap, GoMap, GoValue } from '../value.ts'
 import { empty } from './reflect.ts'
 import { fail, fn, map, str } from './spec.ts'
 import { strval } from './strings.ts'
-import { goTypeOf, isGoMapValue, isNilSlice, nilSlice, setStringer, stringerOf, tagType, taggedType } from './types.ts'
+import { goTypeOf, isGoMapValue, isNilSlice, nilSlice, tagType, taggedType } from './types.ts'
 import { compareGoStrings } from './utf8.ts'
 
 const sortedKeys = (m: GoMap): string[] => Object.keys(m).sort(compareGoStrings)
@@ -65,8 +65,6 @@ function deepCopy(v: GoValue): GoValue {
     const m = newMap()
     for (const k of Object.keys(x)) setKey(m, k, copy(getKey(x as GoMap, k)))
     const tag = taggedType(x)
-    const text = stringerOf(x)
-    if (text !== undefined) setStringer(m, text)
     return tag !== undefined ? tagType(m, tag) : m
   }
   return copy(v)

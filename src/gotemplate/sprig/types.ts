@@ -10,7 +10,6 @@ import type { GoMap, GoValue } from '../value.ts'
 
 const typeTags = new WeakMap<object, string>()
 const nilSlices = new WeakSet<object>()
-const stringers = new WeakMap<object, string>()
 
 export function tagType<T extends object>(v: T, goType: string): T {
   typeTags.set(v, goType)
@@ -108,18 +107,4 @@ export function bytesOf(v: GoValue): Uint8Array | undefined {
     out[i] = e instanceof GoInt ? Number(e.value) : 0
   }
   return out
-}
-
-/**
- * Marks a map that stands for a Go struct with a String method
- * (sprig.certificate has none; kept for values callers tag); fmt and strval
- * print the string instead of the map.
- */
-export function setStringer<T extends object>(v: T, text: string): T {
-  stringers.set(v, text)
-  return v
-}
-
-export function stringerOf(v: object): string | undefined {
-  return stringers.get(v)
 }
