@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the local control-plane binaries (kube-apiserver, kube-controller-manager,
-# etcd, helm) and the Go template oracle from the committed tool modules.
-# Each binary is rebuilt only when the go.sum of its module changed since the
-# last successful build (the hash is stored next to the binary).
+# etcd, helm v3 and v4), the Go template oracle, the Helm engine program and the
+# test OCI registry from the committed tool modules.
+# Each binary is rebuilt only when the go.sum of its module (and, for programs
+# of our own, their Go sources) changed since the last successful build (the
+# hash is stored next to the binary).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 bin="${TEMPLATE_SYNC_BIN_DIR:-$here/bin}"
@@ -16,11 +18,15 @@ for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
   KLD="$KLD -X $p.gitVersion=$KV -X $p.gitMajor=1 -X $p.gitMinor=$KMIN -X $p.gitTreeState=clean -X $p.buildDate=1970-01-01T00:00:00Z"
 done
 
-# build NAME MODULE_DIR PACKAGE LDFLAGS
+# build NAME MODULE_DIR PACKAGE LDFLAGS [SOURCE_DIR]
+# SOURCE_DIR (relative to MODULE_DIR) holds Go sources of our own that are part
+# of the hash, so editing them rebuilds the binary.
 build() {
-  local name="$1" mod="$2" pkg="$3" ld="$4"
+  local name="$1" mod="$2" pkg="$3" ld="$4" src="${5:-}"
   local stamp="$bin/.$name.sum" want
-  want="$(cat "$here/$mod/go.sum" "$here/$mod/go.mod" | sha256sum | cut -d' ' -f1)"
+  local inputs=("$here/$mod/go.sum" "$here/$mod/go.mod")
+  [[ -n "$src" ]] && inputs+=("$here/$mod/$src"/*.go)
+  want="$(cat "${inputs[@]}" | sha256sum | cut -d' ' -f1)"
   if [[ -x "$bin/$name" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
     echo "build: $name up to date"
     return
@@ -34,7 +40,7 @@ build() {
 }
 
 want_all=("$@")
-[[ ${#want_all[@]} -eq 0 ]] && want_all=(etcd kube-apiserver kube-controller-manager helm gotemplate-oracle)
+[[ ${#want_all[@]} -eq 0 ]] && want_all=(etcd kube-apiserver kube-controller-manager helm helm4 helm-engine oci-registry gotemplate-oracle)
 t_all=$SECONDS
 for w in "${want_all[@]}"; do
   case "$w" in
@@ -42,6 +48,9 @@ for w in "${want_all[@]}"; do
     kube-apiserver) build kube-apiserver kube k8s.io/kubernetes/cmd/kube-apiserver "$KLD" ;;
     kube-controller-manager) build kube-controller-manager kube k8s.io/kubernetes/cmd/kube-controller-manager "$KLD" ;;
     helm) build helm helm helm.sh/helm/v3/cmd/helm "-s -w -X helm.sh/helm/v3/internal/version.version=v3.22.0" ;;
+    helm4) build helm4 helm4 helm.sh/helm/v4/cmd/helm "-s -w -X helm.sh/helm/v4/internal/version.version=v4.3.1" ;;
+    helm-engine) build helm-engine helm ./engine "-s -w" engine ;;
+    oci-registry) build oci-registry registry . "-s -w" . ;;
     gotemplate-oracle) [[ -f "$here/oracle/go.mod" ]] && build gotemplate-oracle oracle . "-s -w" ;;
     *) echo "build: unknown target $w" >&2; exit 2 ;;
   esac
