@@ -83,6 +83,20 @@ const hostile: Hostile[] = [
     message: /hardlink pointing outside the chart/,
   },
   {
+    name: 'a hardlink that names an entry beside the chart directory',
+    entries: [{ name: 'demo/templates/x.yaml', type: '1', linkName: '../etc/passwd' }],
+    code: ChartLoadCode.UnsafeLink,
+    entry: 'demo/templates/x.yaml',
+    message: /hardlink pointing outside the chart/,
+  },
+  {
+    name: 'a hardlink into another top directory',
+    entries: [{ name: 'demo/templates/x.yaml', type: '1', linkName: 'other/secret' }],
+    code: ChartLoadCode.UnsafeLink,
+    entry: 'demo/templates/x.yaml',
+    message: /hardlink pointing outside the chart/,
+  },
+  {
     name: 'a hardlink to an absolute path',
     entries: [{ name: 'demo/values.yaml', type: '1', linkName: '/etc/shadow' }],
     code: ChartLoadCode.UnsafeLink,

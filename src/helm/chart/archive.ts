@@ -78,13 +78,16 @@ function checkLink(h: TarHeader, path: string): void {
       },
     )
   if (target === '' || target.startsWith('/') || DRIVE.test(target)) throw bad('to an absolute or empty path')
-  // A symlink resolves against its own directory; a hardlink names another entry of the archive.
-  const resolved =
-    h.kind === 'symlink'
-      ? cleanPath(`${path.split('/').slice(0, -1).join('/')}/${target}`)
-      : cleanPath(target.split('/').slice(1).join('/'))
-  if (resolved === '.' || resolved === '..' || resolved.startsWith('../') || resolved.startsWith('/'))
-    throw bad('pointing outside the chart')
+  const outside = (p: string) => p === '.' || p === '..' || p.startsWith('../') || p.startsWith('/')
+  if (h.kind === 'symlink') {
+    // A symlink resolves against its own directory inside the chart.
+    if (outside(cleanPath(`${path.split('/').slice(0, -1).join('/')}/${target}`))) throw bad('pointing outside the chart')
+    return
+  }
+  // A hardlink names another entry of the archive: it must lie under the same top directory.
+  const top = h.name.replaceAll('\\', '/').split('/')[0] ?? ''
+  const cleaned = cleanPath(target)
+  if (outside(cleaned) || !cleaned.startsWith(`${top}/`) || outside(cleaned.slice(top.length + 1))) throw bad('pointing outside the chart')
 }
 
 function tooLarge(message: string, entry?: string): ChartLoadError {
