@@ -321,6 +321,34 @@ t.test('an OCI registry with the bearer token flow, credentials from .dockerconf
   const auth = await authSecret(t, 'pull-secret', { '.dockerconfigjson': dockerconfig })
   const fetcher = createChartFetcher({ plainHttpRegistries: [reg.host] })
   const other = { url: `oci://${reg.host}/team/charts`, name: 'other', version: '1.2.3' }
+  // Both real Helm majors pull through the same token flow.
+  for (const [binary, dir] of [
+    ['helm', 'pulled-v3'],
+    ['helm4', 'pulled-v4'],
+  ] as const) {
+    mkdirSync(join(work, dir))
+    execFileSync(
+      bin(binary),
+      [
+        'pull',
+        `oci://${reg.host}/team/charts/other`,
+        '--version',
+        '1.2.3',
+        '--plain-http',
+        '--username',
+        USER,
+        '--password',
+        PASSWORD,
+        '-d',
+        join(work, dir),
+      ],
+      {
+        env: helmEnv,
+        stdio: 'ignore',
+      },
+    )
+    t.ok(existsSync(join(work, dir, 'other-1.2.3.tgz')), `${binary} pulled the chart`)
+  }
   const got = await fetcher.fetchChart({ repository: other, helm: 'v3', auth })
   t.equal(got.chart.metadata.name, 'other')
   t.equal(got.chart.metadata.version, '1.2.3')

@@ -311,3 +311,78 @@ t.test('the fetcher: references it refuses before any request', async (t) => {
   }
   t.equal(calls.length, 0)
 })
+
+t.test('the fetcher over OCI: bearer challenge, token reuse until it expires, digest and size checks', async (t) => {
+  const layerDigest = `sha256:${hex(archive)}`
+  const manifest = (digest: string, size: number) =>
+    JSON.stringify({
+      schemaVersion: 2,
+      mediaType: 'application/vnd.oci.image.manifest.v1+json',
+      config: { mediaType: 'application/vnd.cncf.helm.config.v1+json', digest: `sha256:${'c'.repeat(64)}`, size: 2 },
+      layers: [{ mediaType: 'application/vnd.cncf.helm.chart.content.v1.tar+gzip', digest, size }],
+    })
+  let tokenRequests = 0
+  let served = manifest(layerDigest, archive.length)
+  const challenge = 'Bearer realm="https://auth.registry.test/token",service="registry.test",scope="repository:charts/demo:pull"'
+  const guarded = (body: () => Response) => (h: Record<string, string>) =>
+    h['authorization'] === 'Bearer t1' ? body() : new Response('{}', { status: 401, headers: { 'www-authenticate': challenge } })
+  const { fetch, calls } = fakeFetch({
+    'https://registry.test/v2/charts/demo/manifests/0.1.0': guarded(() => new Response(served)),
+    'https://registry.test/v2/charts/demo/manifests/0.2.0': guarded(() => new Response(served)),
+    [`https://registry.test/v2/charts/demo/blobs/${layerDigest}`]: guarded(() => new Response(archive)),
+    'https://auth.registry.test/token?service=registry.test&scope=repository%3Acharts%2Fdemo%3Apull': (h) => {
+      tokenRequests++
+      return h['authorization'] === `Basic ${b64('u:p')}`
+        ? new Response('{"token":"t1","expires_in":60}')
+        : new Response('', { status: 401 })
+    },
+  })
+  let now = 0
+  const fetcher = createChartFetcher({ fetch, clock: { now: () => now } })
+  const auth = { name: 'a', data: { username: b64('u'), password: b64('p') } }
+  const repository = { url: 'oci://registry.test/charts', name: 'demo', version: '0.1.0' }
+  const got = await fetcher.fetchChart({ repository, helm: 'v4', auth })
+  t.equal(got.digest, layerDigest)
+  t.equal(tokenRequests, 1)
+  t.equal(calls.filter((c) => c.url.startsWith('https://auth.')).length, 1)
+  t.notOk(
+    calls.some((c) => c.url.startsWith('https://registry.test') && c.headers['authorization']?.startsWith('Basic')),
+    'basic credentials go to the token service, not to the registry',
+  )
+  // A new version, same scope: the token is reused while it lives, then asked for again.
+  served = manifest(layerDigest, archive.length + 1)
+  await t.rejects(fetcher.fetchChart({ repository: { ...repository, version: '0.2.0' }, helm: 'v4', auth }), {
+    code: ChartSourceCode.DigestMismatch,
+    message: /the manifest says/,
+  })
+  t.equal(tokenRequests, 1)
+  now += 60_000
+  served = manifest(layerDigest, 999 * 1024 * 1024)
+  await t.rejects(fetcher.fetchChart({ repository: { ...repository, version: '0.2.0' }, helm: 'v4', auth }), {
+    code: ChartSourceCode.TooLarge,
+  })
+  t.equal(tokenRequests, 2, 'the expired token was replaced')
+})
+
+t.test('the fetcher over OCI: a token realm over plain HTTP is refused for an https registry', async (t) => {
+  const { fetch, calls } = fakeFetch({
+    'https://registry.test/v2/charts/demo/manifests/0.1.0': () =>
+      new Response('{}', { status: 401, headers: { 'www-authenticate': 'Bearer realm="http://evil.test/token",service="x"' } }),
+  })
+  const auth = { name: 'a', data: { username: b64('u'), password: b64('p') } }
+  await t.rejects(
+    createChartFetcher({ fetch }).fetchChart({
+      repository: { url: 'oci://registry.test/charts', name: 'demo', version: '0.1.0' },
+      helm: 'v4',
+      auth,
+    }),
+    {
+      code: ChartSourceCode.BadRepository,
+      message: /token realm http:\/\/evil\.test\/token is not https/,
+    },
+  )
+  t.notOk(
+    calls.some((c) => c.url.startsWith('http://evil.test')),
+    'no request, so no credentials, to the plain-HTTP realm',
+  )
+})
