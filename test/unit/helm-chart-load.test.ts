@@ -6,7 +6,15 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { ChartLoadCode, ChartLoadError, loadChartDirectory, loadChartFiles, loadChartPath } from '../../src/helm/index.ts'
+import {
+  ChartLoadCode,
+  ChartLoadError,
+  compareSemver,
+  loadChartDirectory,
+  loadChartFiles,
+  loadChartPath,
+  parseSemver,
+} from '../../src/helm/index.ts'
 import { CHART_YAML, chartTgz, tgz } from './helm-fixtures.ts'
 
 const file = (name: string, data: string | Buffer) => ({ name, data: typeof data === 'string' ? Buffer.from(data) : data })
@@ -287,4 +295,47 @@ t.test('the directory loader: sorted walk, .helmignore, symlinks followed, loops
   const negated = await loadChartDirectory(c, { helm: 'v3' }).catch((e: unknown) => e)
   // Helm's negation ignores everything that does not match, Chart.yaml included.
   t.match(negated, { code: ChartLoadCode.InvalidChart, message: 'Chart.yaml file is missing' })
+})
+
+t.test('versions as Masterminds/semver reads them for Helm', async (t) => {
+  const valid = ['1', '1.2', 'v1.2.3', '01.02.03', '1.2.3-rc.1+build.5', '1.2.3-0', '1.2.3-x-y.01a']
+  const invalid = [
+    '',
+    'x',
+    '1.2.3.4',
+    '1.2.3-01',
+    '1.2.3-',
+    '1.2.3+',
+    '1.2.3-a..b',
+    'v',
+    '18446744073709551616.0.0',
+    `1.${'9'.repeat(300)}`,
+  ]
+  for (const v of valid) t.ok(parseSemver(v), `${v} is a version`)
+  for (const v of invalid) t.equal(parseSemver(v), undefined, `${JSON.stringify(v).slice(0, 20)} is not`)
+  const order = [
+    '1.0.0-alpha',
+    '1.0.0-alpha.1',
+    '1.0.0-alpha.beta',
+    '1.0.0-beta',
+    '1.0.0-beta.2',
+    '1.0.0-beta.11',
+    '1.0.0-rc.1',
+    '1.0.0',
+    '1.0.1',
+    '1.10.0',
+  ]
+  for (let i = 1; i < order.length; i++) {
+    t.equal(compareSemver(parseSemver(order[i - 1]!)!, parseSemver(order[i]!)!), -1, `${order[i - 1]} < ${order[i]}`)
+  }
+  t.equal(compareSemver(parseSemver('1.0.0+a')!, parseSemver('v1.0.0+b')!), 0, 'build metadata does not count')
+})
+
+t.test('case-folded Chart.yaml keys: the last in byte order wins, as after sigs.k8s.io/yaml sorts them', async (t) => {
+  const chart = await loadChartFiles([file('Chart.yaml', 'apiVersion: v2\nname: lower\nNAME: upper\nNaMe: mixed\nversion: 1.0.0\n')], {
+    helm: 'v3',
+  })
+  t.equal(chart.metadata.name, 'lower')
+  const upperLast = await loadChartFiles([file('Chart.yaml', 'apiVersion: v2\nNAME: upper\nversion: 1.0.0\n')], { helm: 'v3' })
+  t.equal(upperLast.metadata.name, 'upper')
 })

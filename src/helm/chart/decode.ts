@@ -67,13 +67,18 @@ export class StructReader {
     return this.#path === '' ? field : `${this.#path}.${field}`
   }
 
-  /** The value for a JSON field name; encoding/json lets the last of several case-folded matches win. */
+  /**
+   * The value for a JSON field name. sigs.k8s.io/yaml hands encoding/json an
+   * object with sorted keys, and every key that matches the field exactly or
+   * case-insensitively assigns it: the last such key in byte order wins.
+   */
   raw(field: string): unknown {
-    if (Object.hasOwn(this.#obj, field)) return this.#obj[field]
     const lower = field.toLowerCase()
-    let found: unknown
-    for (const [k, v] of Object.entries(this.#obj)) if (k.toLowerCase() === lower) found = v
-    return found
+    let found: string | undefined
+    for (const k of Object.keys(this.#obj)) {
+      if (k.toLowerCase() === lower && (found === undefined || k > found)) found = k
+    }
+    return found === undefined ? undefined : this.#obj[found]
   }
 
   string(field: string): string {

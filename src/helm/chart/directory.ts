@@ -4,6 +4,7 @@
 // irregular files refused, byte order marks stripped, every byte charged to
 // the same budget as an archive.
 
+import type { Stats } from 'node:fs'
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { type ArchiveFile, stripBom } from './archive.ts'
@@ -47,7 +48,12 @@ export async function readChartDirectory(dir: string, helm: HelmVersion, budget:
     for (const name of names) {
       const path = join(abs, name)
       const relPath = rel === '' ? name : `${rel}/${name}`
-      let st = await lstat(path)
+      let st: Stats
+      try {
+        st = await lstat(path)
+      } catch (err) {
+        throw unreadable(`cannot read ${path}: ${(err as Error).message}`, relPath, err)
+      }
       let real = path
       if (st.isSymbolicLink()) {
         try {

@@ -19,11 +19,12 @@ export interface BuildContext {
   readonly depth: number
 }
 
-function invalid(file: string, err: unknown): ChartLoadError {
+/** A decoding failure of `file` as Helm words it ("cannot load values.yaml: ..."); other errors pass unchanged. */
+function invalid(file: string, err: unknown): unknown {
   if (err instanceof ChartYamlError || err instanceof StructDecodeError) {
     return new ChartLoadError(ChartLoadCode.InvalidChart, `cannot load ${file}: ${err.message}`, { entry: file, cause: err })
   }
-  throw err
+  return err
 }
 
 function decodeYamlFile<T>(file: ArchiveFile, read: (doc: unknown) => T): T {

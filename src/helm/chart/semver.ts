@@ -15,12 +15,10 @@ export interface SemVer {
 
 /** Masterminds' guard against huge inputs. */
 const MAX_VERSION_LENGTH = 256
-const IDENT = String.raw`(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)`
-const LOOSE = new RegExp(
-  String.raw`^v?(0|[1-9][0-9]*)(?:\.(0|[1-9][0-9]*))?(?:\.(0|[1-9][0-9]*))?` +
-    String.raw`(?:-(${IDENT}(?:\.${IDENT})*))?` +
-    String.raw`(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`,
-)
+// Masterminds' "loose" pattern: with CoerceNewVersion (its default, which Helm
+// keeps) NewVersion accepts leading zeros in the numeric parts ("01.2.3").
+const LOOSE =
+  /^v?([0-9]+)(?:\.([0-9]+))?(?:\.([0-9]+))?(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$/
 const UINT64_MAX = 2n ** 64n - 1n
 
 /** Parses like Masterminds' NewVersion; undefined when Helm would call the version invalid. */
@@ -32,7 +30,10 @@ export function parseSemver(text: string): SemVer | undefined {
   const minor = BigInt(m[2] ?? '0')
   const patch = BigInt(m[3] ?? '0')
   if (major > UINT64_MAX || minor > UINT64_MAX || patch > UINT64_MAX) return undefined
-  return { major, minor, patch, prerelease: m[4] ?? '', build: m[5] ?? '', original: text }
+  const prerelease = m[4] ?? ''
+  // A numeric pre-release identifier must not have a leading zero, even when coercing.
+  if (prerelease.split('.').some((p) => /^0[0-9]+$/.test(p))) return undefined
+  return { major, minor, patch, prerelease, build: m[5] ?? '', original: text }
 }
 
 /** SemVer 2 precedence: -1, 0 or 1. Build metadata does not count. */
