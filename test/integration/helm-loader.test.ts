@@ -83,6 +83,25 @@ const cases: Case[] = [
   { name: 'apiVersion v3', archive: () => withChartYaml(chartYaml('', 'v3')) },
   { name: 'apiVersion foo', archive: () => withChartYaml(chartYaml('', 'foo')) },
   { name: 'a list for name', archive: () => withChartYaml('apiVersion: v2\nname: [demo]\nversion: 0.1.0\n') },
+  {
+    name: 'a Chart.lock',
+    archive: () =>
+      withChartYaml(chartYaml(), [
+        { name: 'demo/Chart.lock', data: 'generated: "2024-01-02T03:04:05.5+01:00"\ndigest: sha256:ab\ndependencies: []\n' },
+      ]),
+  },
+  {
+    name: 'a Chart.lock with a date that is no RFC 3339 time',
+    archive: () => withChartYaml(chartYaml(), [{ name: 'demo/Chart.lock', data: 'generated: "2024-01-02"\n' }]),
+  },
+  {
+    name: 'requirements.yaml in a v1 chart',
+    archive: () => withChartYaml('name: demo\nversion: 0.1.0\n', [{ name: 'demo/requirements.yaml', data: 'dependencies: []\n' }]),
+  },
+  {
+    name: 'a requirements.yaml that does not decode',
+    archive: () => withChartYaml(chartYaml(), [{ name: 'demo/requirements.yaml', data: 'dependencies: {a: 1}\n' }]),
+  },
   { name: 'values that are a list', archive: () => withChartYaml(chartYaml(), [{ name: 'demo/values.yaml', data: '- a\n' }]) },
   {
     name: 'a broken second values document',
