@@ -4,7 +4,7 @@
 
 import { createHash } from 'node:crypto'
 import t from 'tap'
-import { ChartSourceCode, ChartSourceError, conditionOf, createChartFetcher, type FetchFn } from '../../src/helm/index.ts'
+import { ChartSourceCode, type ChartSourceError, conditionOf, createChartFetcher, type FetchFn } from '../../src/helm/index.ts'
 import { credentialsFingerprint, credentialsFromSecret } from '../../src/helm/source/auth.ts'
 import { LruCache } from '../../src/helm/source/cache.ts'
 import { chartLayer, ociReference, parseChallenge } from '../../src/helm/source/oci.ts'
