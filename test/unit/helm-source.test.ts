@@ -386,3 +386,15 @@ t.test('the fetcher over OCI: a token realm over plain HTTP is refused for an ht
     'no request, so no credentials, to the plain-HTTP realm',
   )
 })
+
+t.test('a large repository index (40,000 versions, 1.2 million YAML values) parses', async (t) => {
+  const lines = Array.from(
+    { length: 40_000 },
+    (_, i) =>
+      `  - {apiVersion: v2, name: big, version: 1.0.${i}, urls: [big-1.0.${i}.tgz], created: 2024-01-01T00:00:00Z, maintainers: [{name: x, email: y}], keywords: [a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r]}`,
+  )
+  const index = parseRepositoryIndex(Buffer.from(`apiVersion: v1\nentries:\n  big:\n${lines.join('\n')}\n`))
+  t.equal(index.entries.get('big')?.length, 40_000)
+  t.match(findChartVersion(index, 'big', '1.0.39999'), { found: true, entry: { urls: ['big-1.0.39999.tgz'] } })
+  t.equal(index.entries.get('big')?.[0]?.version, '1.0.39999', 'newest first')
+})

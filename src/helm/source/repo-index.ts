@@ -3,11 +3,17 @@
 // JSON, YAML otherwise; entries that fail chart validation are dropped;
 // versions sorted newest first; an exact version string wins, then a
 // version equal by SemVer precedence (so "v1.2.3" finds "1.2.3").
+//
+// The YAML is read with js-yaml's YAML 1.1 scalar tags (what go-yaml v2
+// resolves) but without src/render/yaml.ts's node budget: an index of a big
+// public repository has millions of nodes, and only a few fields of each
+// entry are read. Aliases are not expanded into copies, and the size of the
+// document is bounded by the download limit.
 
 import { StructDecodeError, StructReader } from '../chart/decode.ts'
 import { ChartValidationError, readMetadata, validateMetadata } from '../chart/metadata.ts'
 import { compareSemver, parseSemver, type SemVer } from '../chart/semver.ts'
-import { ChartYamlError, decodeFirstDocument } from '../chart/yaml.ts'
+import { boolYaml11Tag, FAILSAFE_SCHEMA, floatYaml11Tag, intYaml11Tag, load, nullYaml11Tag, Schema, YAMLException } from 'js-yaml'
 
 export interface IndexEntry {
   readonly name: string
@@ -27,6 +33,9 @@ export class IndexError extends Error {
   override readonly name = 'IndexError'
 }
 
+/** Timestamps (`created:`) stay strings, as go-yaml v2 leaves them when decoding into interface{}. */
+const INDEX_SCHEMA = new Schema([...FAILSAFE_SCHEMA.tags, nullYaml11Tag, boolYaml11Tag, intYaml11Tag, floatYaml11Tag])
+
 function decode(bytes: Buffer): unknown {
   const text = bytes.toString('utf8')
   try {
@@ -35,9 +44,9 @@ function decode(bytes: Buffer): unknown {
     // Not JSON: YAML, as Helm falls back to.
   }
   try {
-    return decodeFirstDocument(text)
+    return load(text, { schema: INDEX_SCHEMA, json: true, maxDepth: 64 })
   } catch (err) {
-    if (err instanceof ChartYamlError) throw new IndexError(`index.yaml is not valid YAML: ${err.message}`)
+    if (err instanceof YAMLException) throw new IndexError(`index.yaml is not valid YAML: ${err.reason || err.message}`)
     throw err
   }
 }
