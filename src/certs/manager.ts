@@ -16,7 +16,7 @@ import type { KubeClient } from '../kube/client.ts'
 import { KubeApiError } from '../kube/errors.ts'
 import { writeCertDir } from './files.ts'
 import { serviceDnsNames, SERVING_VALIDITY_DAYS } from './mint.ts'
-import { splitCertificates } from './pem.ts'
+import { splitCertificates } from '../encoding/pem.ts'
 import {
   dataFromStored,
   daysToMs,

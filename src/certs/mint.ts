@@ -5,8 +5,8 @@
 
 import { createHash, createPrivateKey, generateKeyPairSync, randomBytes, sign, X509Certificate, type KeyObject } from 'node:crypto'
 import { isIPv4, isIPv6 } from 'node:net'
-import * as der from './der.ts'
-import { toPem } from './pem.ts'
+import * as der from '../encoding/der.ts'
+import { toPem } from '../encoding/pem.ts'
 
 export const CA_VALIDITY_DAYS = 365
 export const SERVING_VALIDITY_DAYS = 90
@@ -131,6 +131,10 @@ interface Fields {
 }
 
 function build(f: Fields): { certPem: string; serialNumber: string } {
+  for (const d of [f.notBefore, f.notAfter]) {
+    // RFC 5280 has no encoding for a validity date before 1950.
+    if (d.getUTCFullYear() < 1950) throw new CertificateError(`date out of range for a certificate: ${d.toISOString()}`)
+  }
   const algorithm = der.sequence(der.objectIdentifier(OID.ecdsaWithSha256))
   const serialBytes = serial()
   const tbs = der.sequence(

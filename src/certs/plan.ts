@@ -13,7 +13,7 @@
 
 import { createHash, createPrivateKey, X509Certificate } from 'node:crypto'
 import { CA_VALIDITY_DAYS, DAY_MS, loadSigningCA, mintCA, mintServingCert, SERVING_VALIDITY_DAYS, type CertPair } from './mint.ts'
-import { splitCertificates } from './pem.ts'
+import { splitCertificates } from '../encoding/pem.ts'
 
 /** Secret data keys. `ca.crt` is the bundle clients trust; the signer pair is the CA in use. */
 export const SecretKeys = {

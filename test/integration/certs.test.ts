@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { adminClient, eventually, freshNamespace } from './helpers/cluster.ts'
 import { CertManager, runCertManager, type CertManagerOptions, type LogFn } from '../../src/certs/manager.ts'
-import { splitCertificates } from '../../src/certs/pem.ts'
+import { splitCertificates } from '../../src/encoding/pem.ts'
 import { CONTENT_MERGE } from '../../src/kube/client.ts'
 import { KubeApiError } from '../../src/kube/errors.ts'
 

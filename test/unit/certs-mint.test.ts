@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createSecureContext } from 'node:tls'
-import * as der from '../../src/certs/der.ts'
+import * as der from '../../src/encoding/der.ts'
 import {
   CA_VALIDITY_DAYS,
   CLOCK_SKEW_MS,
@@ -20,7 +20,7 @@ import {
   SERVING_VALIDITY_DAYS,
   CertificateError,
 } from '../../src/certs/mint.ts'
-import { splitCertificates, toPem } from '../../src/certs/pem.ts'
+import { splitCertificates, toPem } from '../../src/encoding/pem.ts'
 
 const now = new Date('2026-03-01T12:00:00.000Z')
 const names = serviceDnsNames('template-sync-webhook', 'template-sync')

@@ -12,27 +12,26 @@ import { isIPv4, isIPv6 } from 'node:net'
 import { GoObject } from '../value.ts'
 import type { FuncMap, GoFuncSpec, GoValue } from '../value.ts'
 import {
-  asn1String,
   bitString,
-  boolTrue,
+  boolean,
   children,
-  decodePem,
-  DERError,
+  DerError,
   explicit,
-  ia5,
   implicit,
   integer,
   nullValue,
-  octets,
-  oid,
+  objectIdentifier as oid,
+  octetString as octets,
   only,
-  pem,
-  seq,
+  printableOrUtf8String,
+  sequence as seq,
   set,
-  time,
+  time as derTime,
   toBigInt,
-} from './der.ts'
-import type { Bytes } from './der.ts'
+} from '../../encoding/der.ts'
+import { decodePem, toPem as pem } from '../../encoding/pem.ts'
+
+type Bytes = Uint8Array
 import { base64Decode, CorruptInputError } from './encoding.ts'
 import { randomBuffer } from './random.ts'
 import { fail, fn, int, str } from './spec.ts'
@@ -135,7 +134,7 @@ function parsePrivateKeyPEM(text: string): PrivKey {
     case 'DSA': {
       try {
         const [, p, q, g, , x] = children(only(block.der).body).map((e) => toBigInt(e.body))
-        if (p === undefined || q === undefined || g === undefined || x === undefined) throw new DERError('short DSA key')
+        if (p === undefined || q === undefined || g === undefined || x === undefined) throw new DerError('short DSA key')
         const key = createPrivateKey({ key: Buffer.from(dsaPkcs8(p, q, g, x)), format: 'der', type: 'pkcs8' })
         return dsaFromPkcs8(key)
       } catch (e) {
@@ -156,7 +155,7 @@ function subjectPublicKeyBits(spkiDer: Bytes): Bytes {
 }
 
 function name(cn: string): Bytes {
-  return cn === '' ? seq() : seq(set(seq(oid('2.5.4.3'), asn1String(cn))))
+  return cn === '' ? seq() : seq(set(seq(oid('2.5.4.3'), printableOrUtf8String(cn))))
 }
 
 function ipBytes(ip: string): Bytes | undefined {
@@ -215,7 +214,7 @@ function baseTemplate(cn: string, ips: GoValue, dns: GoValue, days: number): Tem
 }
 
 function extension(id: string, critical: boolean, value: Bytes): Bytes {
-  return critical ? seq(oid(id), boolTrue(), octets(value)) : seq(oid(id), octets(value))
+  return critical ? seq(oid(id), boolean(true), octets(value)) : seq(oid(id), octets(value))
 }
 
 function signingAlgorithm(k: PrivKey): { alg: Bytes; hash: string | null } {
@@ -272,7 +271,7 @@ function createCertificate(t: Template, signee: PrivKey, parent: Parent | 'self'
   // KeyUsage bits, lowest first: digitalSignature, ..., keyEncipherment (2), ..., keyCertSign (5).
   exts.push(extension('2.5.29.15', true, t.isCA ? bitString(Uint8Array.of(0xa4), 2) : bitString(Uint8Array.of(0xa0), 5)))
   exts.push(extension('2.5.29.37', false, seq(oid('1.3.6.1.5.5.7.3.1'), oid('1.3.6.1.5.5.7.3.2'))))
-  exts.push(extension('2.5.29.19', true, t.isCA ? seq(boolTrue()) : seq()))
+  exts.push(extension('2.5.29.19', true, t.isCA ? seq(boolean(true)) : seq()))
   if (t.isCA)
     exts.push(extension('2.5.29.14', false, octets(createHash('sha256').update(subjectPublicKeyBits(pub)).digest().subarray(0, 20))))
   if (
@@ -286,7 +285,7 @@ function createCertificate(t: Template, signee: PrivKey, parent: Parent | 'self'
   if (t.dns.length > 0 || t.ips.length > 0) {
     for (const d of t.dns)
       if (!/^[\x00-\x7f]*$/.test(d)) throw new CertError(`error creating certificate: x509: "${d}" cannot be encoded as an IA5String`)
-    const names = [...t.dns.map((d) => implicit(2, ia5(d))), ...t.ips.map((ip) => implicit(7, ip))]
+    const names = [...t.dns.map((d) => implicit(2, Buffer.from(d, 'utf8'))), ...t.ips.map((ip) => implicit(7, ip))]
     exts.push(extension('2.5.29.17', t.cn === '', seq(...names)))
   }
   const tbs = seq(
@@ -294,7 +293,7 @@ function createCertificate(t: Template, signee: PrivKey, parent: Parent | 'self'
     integer(serial),
     alg,
     issuer,
-    seq(time(now), time(now + t.days * 86_400_000)),
+    seq(derTime(new Date(now)), derTime(new Date(now + t.days * 86_400_000))),
     subject,
     pub,
     explicit(3, seq(...exts)),
@@ -398,7 +397,7 @@ function guard<T>(f: () => T): T {
   try {
     return f()
   } catch (e) {
-    if (e instanceof CertError || e instanceof DERError) fail(e.message)
+    if (e instanceof CertError || e instanceof DerError) fail(e.message)
     throw e
   }
 }
