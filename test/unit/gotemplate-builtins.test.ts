@@ -1,8 +1,6 @@
 // The built-ins len, index, slice, html, js, urlquery and call.
 
-import t from 'tap'
-import { ExecError, ParseError, execute, parse, toGoValue } from '../../src/gotemplate/index.ts'
-import type { MissingKey } from '../../src/gotemplate/index.ts'
+import { type Row, runTable } from './helpers/gotemplate-table.ts'
 
 const D = { l: [1, 'x', null], m: { a: 1, n: null, s: 'str', nested: { k: ['v0', 'v1'] } }, s: 'héllo', n: null }
 
@@ -242,36 +240,4 @@ const rows: Row[] = [
   },
 ]
 
-interface Row {
-  readonly name: string
-  readonly tmpl: string
-  readonly data?: unknown
-  readonly missingKey?: MissingKey
-  readonly want?: string
-  readonly err?: string
-  readonly kind?: 'parse' | 'exec'
-}
-
-function render(row: Row): { out?: string; err?: string; kind?: 'parse' | 'exec' } {
-  let tpl
-  try {
-    tpl = parse('t', row.tmpl)
-  } catch (e) {
-    if (e instanceof ParseError) return { err: e.message, kind: 'parse' }
-    throw e
-  }
-  try {
-    return { out: execute(tpl, toGoValue(row.data ?? null), row.missingKey === undefined ? {} : { missingKey: row.missingKey }) }
-  } catch (e) {
-    if (e instanceof ExecError) return { err: e.message, kind: 'exec' }
-    throw e
-  }
-}
-
-for (const row of rows) {
-  t.test(row.name, async (t) => {
-    const got = render(row)
-    if (row.err === undefined) t.same(got, { out: row.want })
-    else t.same(got, { err: row.err, kind: row.kind })
-  })
-}
+runTable(rows)

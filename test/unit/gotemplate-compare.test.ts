@@ -1,9 +1,7 @@
 // eq ne lt le gt ge and truth, with Go's type rules: basic kinds only, int
 // and float64 incompatible, lists and maps not comparable.
 
-import t from 'tap'
-import { ExecError, ParseError, execute, parse, toGoValue } from '../../src/gotemplate/index.ts'
-import type { MissingKey } from '../../src/gotemplate/index.ts'
+import { type Row, runTable } from './helpers/gotemplate-table.ts'
 
 const D = { l: [1, 2], l2: [1, 2], m: { k: 'v' }, n: null, f: 1.5, i: 3, s: 'b' }
 
@@ -155,36 +153,4 @@ const rows: Row[] = [
   { name: 'and with one argument', tmpl: '{{and 5}} {{or 0}}', want: '5 0' },
 ]
 
-interface Row {
-  readonly name: string
-  readonly tmpl: string
-  readonly data?: unknown
-  readonly missingKey?: MissingKey
-  readonly want?: string
-  readonly err?: string
-  readonly kind?: 'parse' | 'exec'
-}
-
-function render(row: Row): { out?: string; err?: string; kind?: 'parse' | 'exec' } {
-  let tpl
-  try {
-    tpl = parse('t', row.tmpl)
-  } catch (e) {
-    if (e instanceof ParseError) return { err: e.message, kind: 'parse' }
-    throw e
-  }
-  try {
-    return { out: execute(tpl, toGoValue(row.data ?? null), row.missingKey === undefined ? {} : { missingKey: row.missingKey }) }
-  } catch (e) {
-    if (e instanceof ExecError) return { err: e.message, kind: 'exec' }
-    throw e
-  }
-}
-
-for (const row of rows) {
-  t.test(row.name, async (t) => {
-    const got = render(row)
-    if (row.err === undefined) t.same(got, { out: row.want })
-    else t.same(got, { err: row.err, kind: row.kind })
-  })
-}
+runTable(rows)

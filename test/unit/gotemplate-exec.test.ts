@@ -2,9 +2,7 @@
 // if/with/range (else, break, continue), define/template/block, pipelines,
 // literals and printing, and the missingkey options.
 
-import t from 'tap'
-import { ExecError, ParseError, execute, parse, toGoValue } from '../../src/gotemplate/index.ts'
-import type { MissingKey } from '../../src/gotemplate/index.ts'
+import { type Row, runTable } from './helpers/gotemplate-table.ts'
 
 const D = {
   app: {
@@ -247,36 +245,4 @@ const rows: Row[] = [
   { name: 'index of a missing key is never an error', tmpl: '{{index .app "nope"}}', data: D, want: '<no value>' },
 ]
 
-interface Row {
-  readonly name: string
-  readonly tmpl: string
-  readonly data?: unknown
-  readonly missingKey?: MissingKey
-  readonly want?: string
-  readonly err?: string
-  readonly kind?: 'parse' | 'exec'
-}
-
-function render(row: Row): { out?: string; err?: string; kind?: 'parse' | 'exec' } {
-  let tpl
-  try {
-    tpl = parse('t', row.tmpl)
-  } catch (e) {
-    if (e instanceof ParseError) return { err: e.message, kind: 'parse' }
-    throw e
-  }
-  try {
-    return { out: execute(tpl, toGoValue(row.data ?? null), row.missingKey === undefined ? {} : { missingKey: row.missingKey }) }
-  } catch (e) {
-    if (e instanceof ExecError) return { err: e.message, kind: 'exec' }
-    throw e
-  }
-}
-
-for (const row of rows) {
-  t.test(row.name, async (t) => {
-    const got = render(row)
-    if (row.err === undefined) t.same(got, { out: row.want })
-    else t.same(got, { err: row.err, kind: row.kind })
-  })
-}
+runTable(rows)

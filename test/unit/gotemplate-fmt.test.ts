@@ -1,9 +1,7 @@
 // print, printf and println: fmt's verbs, flags, widths, precisions,
 // argument indexes and its %!verb(...) error notation.
 
-import t from 'tap'
-import { ExecError, ParseError, execute, parse, toGoValue } from '../../src/gotemplate/index.ts'
-import type { MissingKey } from '../../src/gotemplate/index.ts'
+import { type Row, runTable } from './helpers/gotemplate-table.ts'
 
 const D = { l: [1, 'x', null, true], m: { b: 1.5, a: ['x'], c: null }, f: 1.5, n: 3, s: 'héllo', e: [], em: {} }
 
@@ -163,36 +161,4 @@ const rows: Row[] = [
   },
 ]
 
-interface Row {
-  readonly name: string
-  readonly tmpl: string
-  readonly data?: unknown
-  readonly missingKey?: MissingKey
-  readonly want?: string
-  readonly err?: string
-  readonly kind?: 'parse' | 'exec'
-}
-
-function render(row: Row): { out?: string; err?: string; kind?: 'parse' | 'exec' } {
-  let tpl
-  try {
-    tpl = parse('t', row.tmpl)
-  } catch (e) {
-    if (e instanceof ParseError) return { err: e.message, kind: 'parse' }
-    throw e
-  }
-  try {
-    return { out: execute(tpl, toGoValue(row.data ?? null), row.missingKey === undefined ? {} : { missingKey: row.missingKey }) }
-  } catch (e) {
-    if (e instanceof ExecError) return { err: e.message, kind: 'exec' }
-    throw e
-  }
-}
-
-for (const row of rows) {
-  t.test(row.name, async (t) => {
-    const got = render(row)
-    if (row.err === undefined) t.same(got, { out: row.want })
-    else t.same(got, { err: row.err, kind: row.kind })
-  })
-}
+runTable(rows)

@@ -2,9 +2,7 @@
 // values to the declared Go parameter types (ArgKind), variadic parameters,
 // piped values, and errors returned by a function.
 
-import t from 'tap'
-import { ExecError, ParseError, execute, parse, toGoValue } from '../../src/gotemplate/index.ts'
-import type { MissingKey } from '../../src/gotemplate/index.ts'
+import { type Row, runTable } from './helpers/gotemplate-table.ts'
 import { GoFuncError } from '../../src/gotemplate/value.ts'
 import type { FuncMap, GoValue } from '../../src/gotemplate/value.ts'
 import { sprint, sprintf } from '../../src/gotemplate/fmt.ts'
@@ -294,36 +292,4 @@ const rows: Row[] = [
   },
 ]
 
-interface Row {
-  readonly name: string
-  readonly tmpl: string
-  readonly data?: unknown
-  readonly missingKey?: MissingKey
-  readonly want?: string
-  readonly err?: string
-  readonly kind?: 'parse' | 'exec'
-}
-
-function render(row: Row): { out?: string; err?: string; kind?: 'parse' | 'exec' } {
-  let tpl
-  try {
-    tpl = parse('t', row.tmpl, funcs)
-  } catch (e) {
-    if (e instanceof ParseError) return { err: e.message, kind: 'parse' }
-    throw e
-  }
-  try {
-    return { out: execute(tpl, toGoValue(row.data ?? null), row.missingKey === undefined ? {} : { missingKey: row.missingKey }) }
-  } catch (e) {
-    if (e instanceof ExecError) return { err: e.message, kind: 'exec' }
-    throw e
-  }
-}
-
-for (const row of rows) {
-  t.test(row.name, async (t) => {
-    const got = render(row)
-    if (row.err === undefined) t.same(got, { out: row.want })
-    else t.same(got, { err: row.err, kind: row.kind })
-  })
-}
+runTable(rows, funcs)
