@@ -5,6 +5,7 @@
 // and evaluates them.
 
 import t from 'tap'
+import { defaultBinDir } from '../../src/local/controlplane.ts'
 import { parseReconcilerConfig } from '../../src/reconciler/main.ts'
 import { parseWebhookConfig } from '../../src/webhook/config.ts'
 import { spawnSync } from 'node:child_process'
@@ -21,7 +22,7 @@ import { KubeApiError } from '../../src/kube/errors.ts'
 
 const root = new URL('../../', import.meta.url).pathname
 const chartDir = join(root, 'charts/template-sync')
-const helmBin = join(root, 'test/cluster/bin/helm')
+const helmBin = join(defaultBinDir(), 'helm')
 const KUBE_VERSION = '1.37.2'
 const helmHome = mkdtempSync(join(tmpdir(), 'ts-helm-'))
 

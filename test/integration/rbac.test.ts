@@ -8,6 +8,7 @@
 // the authorizer let the request through, since authorization runs first.
 
 import t from 'tap'
+import { defaultBinDir } from '../../src/local/controlplane.ts'
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -22,7 +23,7 @@ import { KubeApiError } from '../../src/kube/errors.ts'
 
 const root = new URL('../../', import.meta.url).pathname
 const chartDir = join(root, 'charts/template-sync')
-const helmBin = join(root, 'test/cluster/bin/helm')
+const helmBin = join(defaultBinDir(), 'helm')
 const work = mkdtempSync(join(tmpdir(), 'ts-rbac-'))
 
 /** What the helpers need from a tap test. */
