@@ -12,6 +12,7 @@ export type ExecErrorCode =
   | 'TEMPLATE_DEPTH_LIMIT'
   | 'TEMPLATE_RANGE_LIMIT'
   | 'TEMPLATE_CALL_LIMIT'
+  | 'TEMPLATE_TIME_LIMIT'
 
 /** Line (1-based) and column (0-based UTF-8 byte offset in the line, as Go counts) of a source offset. */
 export function locate(text: string, pos: number): { line: number; column: number } {

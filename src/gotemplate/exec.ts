@@ -220,6 +220,11 @@ export class Executor {
     })
   }
 
+  checkDeadline(): void {
+    const deadline = this.limits.deadline
+    if (deadline !== undefined && performance.now() > deadline) this.fail('execution exceeded its time limit', 'TEMPLATE_TIME_LIMIT')
+  }
+
   fail(detail: string, code: ExecErrorCode = 'TEMPLATE_EXEC', cause?: unknown): never {
     throw new Failure(detail, code, cause)
   }
@@ -310,6 +315,7 @@ export class Executor {
         this.node = r.pipe
         this.fail(`range loops exceeded the limit of ${max} iterations`, 'TEMPLATE_RANGE_LIMIT')
       }
+      if ((this.iterations & 1023) === 0) this.checkDeadline()
       if (decl.length > 0) {
         const first = decl[0] as VariableNode
         if (assign) this.setVar(f, first.ident[0] ?? '', decl.length > 1 ? index : elem, decl.length > 1 ? false : elemIface)
@@ -371,6 +377,7 @@ export class Executor {
     if (tree === undefined) this.fail(`template ${quote(t.name)} not defined`)
     const maxDepth = this.limits.maxTemplateDepth
     if (f.depth >= maxDepth) this.fail(`exceeded maximum template depth (${maxDepth})`, 'TEMPLATE_DEPTH_LIMIT')
+    this.checkDeadline()
     if (++this.calls > this.limits.maxTemplateCalls) {
       this.fail(`template calls exceeded the limit of ${this.limits.maxTemplateCalls}`, 'TEMPLATE_CALL_LIMIT')
     }
@@ -558,6 +565,9 @@ export class Executor {
       }
       return this.fail(`can't evaluate field ${name} in type ${shown}`)
     }
+    // A named map type's methods come before its keys.
+    const mapMethod = methodOf(receiver, name)
+    if (mapMethod !== undefined) return this.evalCall(f, dot, dotIface, mapMethod, name, node, args, final)
     if ((args !== null && args.length > 1) || final !== MISSING) this.fail(`${name} is not a method but has arguments`)
     // Own keys only: "constructor" or "__proto__" are data, never JS properties.
     if (Object.hasOwn(receiver, name)) return receiver[name]

@@ -18,6 +18,11 @@ export interface ExecLimits {
   readonly maxRangeIterations: number
   /** {{template}} calls of one execution together (bounds recursion that fans out). */
   readonly maxTemplateCalls: number
+  /**
+   * performance.now() after which execution stops (checked every few loop
+   * iterations and at each {{template}} call); undefined for no deadline.
+   */
+  readonly deadline?: number
 }
 
 export const defaultLimits: ExecLimits = Object.freeze({

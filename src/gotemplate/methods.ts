@@ -1,9 +1,11 @@
 // Method calls and struct fields on the values of the model that have them:
 // time.Time and the named integer types of package time (their methods are
 // in sprig/timemethods.ts) and GoObject values (semver, values a caller
-// defines). Go looks for a method before a field; maps have neither here.
+// defines) and named slice and map types (sprig/types.ts withMethods). Go
+// looks for a method before a field or a map key.
 
 import { namedIntMethod, timeMethod } from './sprig/timemethods.ts'
+import { namedTypeMethod } from './sprig/types.ts'
 import { GoInt, GoObject, GoTime } from './value.ts'
 import type { GoFuncSpec, GoValue } from './value.ts'
 
@@ -12,6 +14,7 @@ export function methodOf(v: GoValue, name: string): GoFuncSpec | undefined {
   if (v instanceof GoObject) return v.method(name)
   if (v instanceof GoTime) return timeMethod(v, name)
   if (v instanceof GoInt) return v.type === v.kind ? undefined : namedIntMethod(v, name)
+  if (typeof v === 'object' && v !== null) return namedTypeMethod(v, name)
   return undefined
 }
 

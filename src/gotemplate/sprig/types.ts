@@ -6,10 +6,11 @@
 // so the objects are tagged here without changing their shape.
 
 import { GoInt, GoObject, GoTime, isMap, uint8 } from '../value.ts'
-import type { GoMap, GoValue } from '../value.ts'
+import type { GoFuncSpec, GoMap, GoValue } from '../value.ts'
 
 const typeTags = new WeakMap<object, string>()
 const nilSlices = new WeakSet<object>()
+const methodSets = new WeakMap<object, (name: string) => GoFuncSpec | undefined>()
 
 export function tagType<T extends object>(v: T, goType: string): T {
   typeTags.set(v, goType)
@@ -25,6 +26,22 @@ export function nilSlice(goType = '[]interface {}'): GoValue[] {
 
 export function isNilSlice(v: GoValue): boolean {
   return Array.isArray(v) && nilSlices.has(v)
+}
+
+/**
+ * A named slice or map type with methods (Helm's VersionSet with Has, its
+ * files map with Get and Glob): tags the value with the type name and gives
+ * it a method set. The value keeps its shape, so range, len and index work
+ * as on any slice or map.
+ */
+export function withMethods<T extends object>(v: T, goType: string, methods: (name: string) => GoFuncSpec | undefined): T {
+  methodSets.set(v, methods)
+  return tagType(v, goType)
+}
+
+/** The method of a named slice or map value, or undefined. */
+export function namedTypeMethod(v: object, name: string): GoFuncSpec | undefined {
+  return methodSets.get(v)?.(name)
 }
 
 export function taggedType(v: object): string | undefined {
