@@ -28,7 +28,7 @@ import {
 } from 'js-yaml'
 import { formatGoFloat, isGoFloat } from './gostrconv.ts'
 
-type Resolved =
+export type Resolved =
   | { readonly tag: 'null'; readonly value: null }
   | { readonly tag: 'bool'; readonly value: boolean }
   | { readonly tag: 'int' | 'float'; readonly value: number }
@@ -55,7 +55,7 @@ const INT64_MAX = 2n ** 63n - 1n
 const UINT64_MAX = 2n ** 64n - 1n
 
 /** go-yaml v2's resolve() for an untagged plain scalar. */
-function resolveGoYamlScalar(source: string): Resolved {
+export function resolveGoYamlScalar(source: string): Resolved {
   const word = WORDS.get(source)
   if (word !== undefined) return word
   const first = source.charAt(0)
