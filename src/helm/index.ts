@@ -31,3 +31,18 @@ export { type ChartRef, ChartSourceCode, ChartSourceError, conditionOf, type Sou
 export { type ChartFetcher, type ChartFetcherOptions, type ChartRequest, createChartFetcher, type FetchedChart } from './source/fetcher.ts'
 export type { FetchFn } from './source/http.ts'
 export type { Clock } from './source/tokens.ts'
+export {
+  DEFAULT_API_VERSIONS,
+  DEFAULT_KUBE_VERSION,
+  DEFAULT_RENDER_LIMITS,
+  defaultCapabilities,
+  type HelmCapabilities,
+  type HelmMajor,
+  HelmRenderCode,
+  type HelmRenderedObject,
+  HelmRenderError,
+  type HelmRenderInput,
+  type HelmRenderLimits,
+  type HelmRenderResult,
+  renderChart,
+} from './render/index.ts'

@@ -1,0 +1,170 @@
+// renderChart: `helm template --include-crds` of one chart, in process.
+//
+//   release name check -> installable type -> dependencies present ->
+//   dependency processing (enabled, alias, import-values) -> values
+//   coalesced and validated against the schemas -> Chart.yaml kubeVersion ->
+//   templates rendered -> NOTES.txt out -> documents split, hooks set apart,
+//   sorted in install order -> CRDs first -> objects decoded
+//
+// Pure and synchronous; bounded by input.limits (limits.ts).
+
+import { toGoValue } from '../../gotemplate/index.ts'
+import type { GoMap, GoValue } from '../../gotemplate/index.ts'
+import { quote } from '../../gotemplate/strconv.ts'
+import { capabilitiesObject, parseKubeVersion } from './capabilities.ts'
+import { chartObject, filesObject, filesOf, releaseObject } from './builtins.ts'
+import { coalesceValues } from './coalesce.ts'
+import { isTable, type JsonMap } from './data.ts'
+import { checkDependencies, isCompatibleRange, processDependencyEnabled } from './dependencies.ts'
+import { renderTemplates, type TemplateFile } from './engine.ts'
+import { HelmRenderError } from './errors.ts'
+import { processDependencyImportValues } from './import-values.ts'
+import { DEFAULT_RENDER_LIMITS } from './limits.ts'
+import { crdDocuments, sortManifests } from './manifests.ts'
+import { chartFullPath, isLibrary, isRoot, type RenderChart, renderTree } from './model.ts'
+import { validateValues } from './schema.ts'
+import type { HelmRenderedObject, HelmRenderInput, HelmRenderLimits, HelmRenderResult } from './types.ts'
+import { toYamlV2 } from './yaml-values.ts'
+
+const RELEASE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
+
+function checkReleaseName(name: string): void {
+  if (name === '' || name.length > 53 || !RELEASE_NAME.test(name)) {
+    throw new HelmRenderError(
+      'ReleaseName',
+      `release name ${quote(name)}: invalid release name, must match regex ${RELEASE_NAME.source} and the length must not be longer than 53`,
+    )
+  }
+}
+
+const filesCache = new WeakMap<object, GoMap>()
+
+function chartFiles(c: RenderChart): GoMap {
+  let f = filesCache.get(c.source)
+  if (f === undefined) {
+    f = filesObject(filesOf(c.source.files), (m) => toYamlV2(m) ?? '')
+    filesCache.set(c.source, f)
+  }
+  return f
+}
+
+/** recAllTpls: each chart's top-level object and its templates, subcharts first. */
+function collectTemplates(c: RenderChart, parentVals: Record<string, GoValue>, out: TemplateFile[], helm: HelmRenderInput['helm']): GoMap {
+  const subcharts = Object.create(null) as GoMap
+  const next = Object.create(null) as Record<string, GoValue>
+  next.Chart = chartObject(helm, c.metadata, c.dependencyEntries, isRoot(c))
+  next.Files = chartFiles(c)
+  next.Release = parentVals.Release
+  next.Capabilities = parentVals.Capabilities
+  next.Values = Object.create(null) as GoMap
+  next.Subcharts = subcharts
+  if (isRoot(c)) next.Values = parentVals.Values
+  else {
+    const parentValues = parentVals.Values
+    const mine =
+      isTable(parentValues) || (typeof parentValues === 'object' && parentValues !== null && !Array.isArray(parentValues))
+        ? (parentValues as GoMap)[c.name]
+        : undefined
+    if (mine !== undefined && mine !== null && typeof mine === 'object' && !Array.isArray(mine) && Object.getPrototypeOf(mine) === null) {
+      next.Values = mine
+    }
+  }
+  for (const child of c.dependencies) subcharts[child.name] = collectTemplates(child, next, out, helm)
+  const prefix = chartFullPath(c)
+  for (const t of c.source.templates) {
+    if (isLibrary(c) && !t.name.slice(t.name.lastIndexOf('/') + 1).startsWith('_')) continue
+    out.push({ name: `${prefix}/${t.name}`, text: t.data.toString('utf8'), vals: next, basePath: `${prefix}/templates` })
+  }
+  return next as GoMap
+}
+
+function crdObjects(c: RenderChart, out: HelmRenderedObject[]): void {
+  const prefix = chartFullPath(c)
+  for (const f of c.source.crds) {
+    const template = `${prefix}/${f.name}`
+    for (const object of crdDocuments(template, f.data.toString('utf8'))) out.push({ template, object })
+  }
+  for (const d of c.dependencies) crdObjects(d, out)
+}
+
+function checkObject(template: string, o: Record<string, unknown>): void {
+  const md = o.metadata
+  if (typeof o.apiVersion !== 'string' || typeof o.kind !== 'string' || typeof md !== 'object' || md === null || Array.isArray(md)) {
+    throw new HelmRenderError(
+      'ManifestInvalid',
+      `${template}: a rendered document is not a Kubernetes object (apiVersion, kind and metadata are required)`,
+      {
+        template,
+      },
+    )
+  }
+}
+
+export function renderChart(input: HelmRenderInput): HelmRenderResult {
+  const limits: HelmRenderLimits = { ...DEFAULT_RENDER_LIMITS, ...input.limits }
+  const { helm } = input
+  checkReleaseName(input.releaseName)
+  const type = input.chart.metadata.type
+  if (type !== '' && type !== 'application') throw new HelmRenderError('NotInstallable', `${type} charts are not installable`)
+  const root = renderTree(input.chart)
+  checkDependencies(root)
+  const user = toPlain(input.values)
+  processDependencyEnabled(helm, root, user, '')
+  processDependencyImportValues(helm, root)
+  const kube = parseKubeVersion(helm, input.capabilities.kubeVersion)
+  if (kube === undefined) throw new HelmRenderError('KubeVersion', `invalid kube version ${quote(input.capabilities.kubeVersion)}`)
+  const values = coalesceValues(helm, root, user)
+  validateValues(root, values)
+  if (root.metadata.kubeVersion !== '' && !isCompatibleRange(root.metadata.kubeVersion, kube.normalized)) {
+    throw new HelmRenderError(
+      'KubeVersion',
+      `chart requires kubeVersion: ${root.metadata.kubeVersion} which is incompatible with Kubernetes ${kube.normalized}`,
+    )
+  }
+  const top = Object.create(null) as Record<string, GoValue>
+  top.Capabilities = capabilitiesObject(helm, input.capabilities, kube)
+  top.Release = releaseObject({ name: input.releaseName, namespace: input.namespace })
+  top.Values = toGoValue(values)
+  const files: TemplateFile[] = []
+  collectTemplates(root, top, files, helm)
+  const rendered = renderTemplates(helm, files, limits)
+  const skipped: HelmRenderResult['skipped'] = []
+  for (const name of [...rendered.keys()]) {
+    if (name.endsWith('NOTES.txt')) {
+      rendered.delete(name)
+      skipped.push({ template: name, reason: 'NOTES.txt is not a manifest' })
+    }
+  }
+  const sorted = sortManifests(helm, rendered)
+  const objects: HelmRenderedObject[] = []
+  crdObjects(root, objects)
+  for (const m of sorted.manifests) {
+    if (m.value === null) continue
+    checkObject(m.template, m.value)
+    objects.push({ template: m.template, object: m.value })
+  }
+  if (objects.length > limits.objects) {
+    throw new HelmRenderError('Limit', `the chart renders ${objects.length} objects, more than the limit of ${limits.objects}`)
+  }
+  skipped.push(...sorted.hooks)
+  return { objects, skipped }
+}
+
+/** User values as plain data: a copy, so the caller's object is never changed. */
+function toPlain(v: Record<string, unknown>): JsonMap {
+  const out = structuredCloneSafe(v)
+  return isTable(out) ? out : {}
+}
+
+function structuredCloneSafe(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(structuredCloneSafe)
+  if (isTable(v)) {
+    const out: JsonMap = {}
+    for (const [k, e] of Object.entries(v)) {
+      if (e === undefined) continue
+      Object.defineProperty(out, k, { value: structuredCloneSafe(e), enumerable: true, writable: true, configurable: true })
+    }
+    return out
+  }
+  return v
+}

@@ -1,0 +1,126 @@
+// values.schema.json validation with @cfworker/json-schema (docs/helm-render-schema.md
+// says why this library). As in Helm: the root chart's schema checks all
+// coalesced values, each enabled subchart's schema its own table (global
+// included); `$schema` selects the draft, 2020-12 when absent. Messages
+// follow Helm's layout: "<chart>:" then one "- at '<pointer>': <why>" line
+// per failing leaf.
+
+import { type OutputUnit, type SchemaDraft, Validator } from '@cfworker/json-schema'
+import { isTable, type JsonMap } from './data.ts'
+import { HelmRenderError } from './errors.ts'
+import type { RenderChart } from './model.ts'
+
+const DRAFTS: ReadonlyArray<readonly [RegExp, SchemaDraft]> = [
+  [/draft-04/, '4'],
+  [/draft-06/, '7'],
+  [/draft-07/, '7'],
+  [/2019-09/, '2019-09'],
+  [/2020-12/, '2020-12'],
+]
+
+function draftOf(schema: unknown): SchemaDraft {
+  if (isTable(schema) && typeof schema.$schema === 'string') {
+    for (const [re, d] of DRAFTS) if (re.test(schema.$schema)) return d
+  }
+  return '2020-12'
+}
+
+const validators = new WeakMap<Buffer, Validator | HelmRenderError>()
+
+function validatorFor(chart: string, raw: Buffer): Validator {
+  let v = validators.get(raw)
+  if (v === undefined) {
+    try {
+      const schema = JSON.parse(raw.toString('utf8')) as unknown
+      if (typeof schema !== 'boolean' && !isTable(schema)) throw new Error('a schema is an object or a boolean')
+      v = new Validator(schema as never, draftOf(schema), false)
+    } catch (e) {
+      v = new HelmRenderError('SchemaViolation', `${chart}: values.schema.json: ${(e as Error).message}`, { cause: e })
+    }
+    validators.set(raw, v)
+  }
+  if (v instanceof HelmRenderError) throw v
+  return v
+}
+
+function jsonType(v: unknown): string {
+  if (v === null) return 'null'
+  if (Array.isArray(v)) return 'array'
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number'
+  if (typeof v === 'object') return 'object'
+  return typeof v
+}
+
+function pointerOf(location: string): string {
+  const p = location.replace(/^#/, '')
+  return p === '' ? '' : p
+}
+
+function at(instance: unknown, pointer: string): unknown {
+  let cur = instance
+  for (const raw of pointer.split('/').slice(1)) {
+    const key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~')
+    if (Array.isArray(cur)) cur = cur[Number(key)]
+    else if (isTable(cur)) cur = cur[key]
+    else return undefined
+  }
+  return cur
+}
+
+/** One leaf error in santhosh-tekuri/jsonschema's words where the keyword is a common one. */
+function describe(u: OutputUnit, values: unknown): string {
+  const got = at(values, pointerOf(u.instanceLocation))
+  const m = /Expected "(.*)"\.$/.exec(u.error)
+  switch (u.keyword) {
+    case 'type':
+      return `got ${jsonType(got) === 'integer' ? 'number' : jsonType(got)}, want ${(m?.[1] ?? '').split('", "').join(' or ')}`
+    case 'required': {
+      const prop = /property "(.*)"\.$/.exec(u.error)?.[1] ?? ''
+      return `missing property '${prop}'`
+    }
+    case 'additionalProperties': {
+      const prop = /Property "(.*)" does not/.exec(u.error)?.[1] ?? ''
+      return `additional properties '${prop}' not allowed`
+    }
+    default:
+      return u.error
+  }
+}
+
+const CONTAINERS = new Set(['properties', 'items', 'allOf', 'anyOf', 'oneOf', 'prefixItems', '$ref', 'dependentSchemas', 'then', 'else'])
+
+function validateOne(chart: RenderChart, values: JsonMap): string {
+  const raw = chart.source.schema
+  if (raw === undefined) return ''
+  const result = validatorFor(chart.name, raw).validate(values)
+  if (result.valid) return ''
+  const leaves = result.errors.filter((u) => !CONTAINERS.has(u.keyword) && u.error !== 'A subschema had errors.')
+  const lines = (leaves.length > 0 ? leaves : result.errors).map((u) => {
+    const pointer = pointerOf(u.instanceLocation)
+    return `- at '${pointer}': ${describe(u, values)}`
+  })
+  return `${chart.name}:\n${[...new Set(lines)].join('\n')}\n`
+}
+
+function collect(chart: RenderChart, values: JsonMap): string {
+  let out = validateOne(chart, values)
+  for (const sub of chart.dependencies) {
+    if (!Object.hasOwn(values, sub.name)) continue
+    const raw = values[sub.name]
+    if (raw === null || raw === undefined) continue
+    if (!isTable(raw)) {
+      out += `${sub.name}:\ninvalid type for values: expected object (map), got ${Array.isArray(raw) ? '[]interface {}' : typeof raw}\n`
+      continue
+    }
+    out += collect(sub, raw)
+  }
+  return out
+}
+
+/** ValidateAgainstSchema over the tree; throws HelmRenderError (SchemaViolation) listing every failing chart. */
+export function validateValues(root: RenderChart, values: JsonMap): void {
+  const out = collect(root, values)
+  if (out !== '') {
+    throw new HelmRenderError('SchemaViolation', `values don't meet the specifications of the schema(s) in the following chart(s):\n${out}`)
+  }
+}

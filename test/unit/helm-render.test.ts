@@ -1,0 +1,142 @@
+// renderChart on small charts built in memory: the pipeline end to end
+// (values, subcharts, include, CRDs, hooks, NOTES), and the errors it names.
+// The byte-level agreement with helm is the differential corpus's job
+// (test/unit/helm-render-corpus.test.ts).
+
+import t from 'tap'
+import { defaultCapabilities, HelmRenderError, loadChartFiles, renderChart } from '../../src/helm/index.ts'
+import type { HelmMajor, HelmRenderInput } from '../../src/helm/index.ts'
+
+const file = (name: string, data: string) => ({ name, data: Buffer.from(data) })
+
+async function chartOf(files: Record<string, string>, helm: HelmMajor = 'v3') {
+  return loadChartFiles(
+    Object.entries(files).map(([n, d]) => file(n, d)),
+    { helm },
+  )
+}
+
+async function render(files: Record<string, string>, extra: Partial<HelmRenderInput> = {}) {
+  const helm = extra.helm ?? 'v3'
+  return renderChart({
+    chart: await chartOf(files, helm),
+    helm,
+    releaseName: 'rel',
+    namespace: 'ns1',
+    values: {},
+    capabilities: defaultCapabilities(),
+    ...extra,
+  })
+}
+
+function failure(fn: () => unknown): HelmRenderError {
+  try {
+    fn()
+  } catch (e) {
+    if (e instanceof HelmRenderError) return e
+    throw e
+  }
+  throw new Error('no error')
+}
+
+const CHART = 'apiVersion: v2\nname: demo\nversion: 1.0.0\n'
+
+t.test('a chart with a partial, values and a subchart renders its objects in install order', async (t) => {
+  const r = await render(
+    {
+      'Chart.yaml': CHART,
+      'values.yaml': 'replicas: 2\nsub:\n  port: 80\n',
+      'templates/_helpers.tpl': '{{ define "demo.name" }}{{ .Release.Name }}-{{ .Chart.Name }}{{ end }}',
+      'templates/deploy.yaml':
+        'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ include "demo.name" . }}\n  namespace: {{ .Release.Namespace }}\nspec:\n  replicas: {{ .Values.replicas }}\n',
+      'templates/NOTES.txt': 'installed {{ .Release.Name }}',
+      'charts/sub/Chart.yaml': 'apiVersion: v2\nname: sub\nversion: 0.1.0\n',
+      'charts/sub/values.yaml': 'port: 8080\nname: s\n',
+      'charts/sub/templates/svc.yaml':
+        'apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Values.name }}\nspec:\n  ports:\n  - port: {{ .Values.port }}\n',
+    },
+    { values: { replicas: 3 } },
+  )
+  t.same(
+    r.objects.map((o) => [o.template, o.object.kind]),
+    [
+      ['demo/charts/sub/templates/svc.yaml', 'Service'],
+      ['demo/templates/deploy.yaml', 'Deployment'],
+    ],
+  )
+  t.same(r.objects[1]?.object, {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'rel-demo', namespace: 'ns1' },
+    spec: { replicas: 3 },
+  })
+  t.same(r.objects[0]?.object.spec, { ports: [{ port: 80 }] }, 'the parent value wins over the subchart default')
+  t.same(r.skipped, [{ template: 'demo/templates/NOTES.txt', reason: 'NOTES.txt is not a manifest' }])
+})
+
+t.test('CRDs come first and raw; hooks and tests are skipped with their reason', async (t) => {
+  const r = await render({
+    'Chart.yaml': CHART,
+    'crds/crd.yaml': 'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: "{{ .Values.raw }}"\n',
+    'templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n',
+    'templates/job.yaml': 'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\n  annotations:\n    helm.sh/hook: pre-install\n',
+    'templates/test.yaml': 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: t\n  annotations:\n    "helm.sh/hook": test\n',
+  })
+  t.same(
+    r.objects.map((o) => o.template),
+    ['demo/crds/crd.yaml', 'demo/templates/cm.yaml'],
+  )
+  t.same(r.objects[0]?.object.metadata, { name: '{{ .Values.raw }}' }, 'crds/ files are not templates')
+  t.same(
+    r.skipped.map((s) => s.template),
+    ['demo/templates/job.yaml', 'demo/templates/test.yaml'],
+  )
+  t.match(r.skipped[1]?.reason, /test hook/)
+})
+
+t.test('fail and required name the template file and line as Helm does', async (t) => {
+  const chart = await chartOf({
+    'Chart.yaml': CHART,
+    'templates/a.yaml': 'x: 1\n{{ required "image.tag is required" .Values.image }}\n',
+  })
+  const base = { chart, releaseName: 'r', namespace: 'n', values: {}, capabilities: defaultCapabilities() }
+  for (const helm of ['v3', 'v4'] as const) {
+    const e = failure(() => renderChart({ ...base, helm }))
+    t.equal(e.message, 'execution error at (demo/templates/a.yaml:2:3): image.tag is required')
+    t.equal(e.template, 'demo/templates/a.yaml')
+    t.equal(e.line, 2)
+    t.equal(e.code, 'TemplateExec')
+  }
+})
+
+t.test('a parse error names the file and line', async (t) => {
+  const chart = await chartOf({ 'Chart.yaml': CHART, 'templates/a.yaml': 'a: 1\nb: {{ .Values.x | nope }}\n' })
+  const e = failure(() =>
+    renderChart({ chart, helm: 'v3', releaseName: 'r', namespace: 'n', values: {}, capabilities: defaultCapabilities() }),
+  )
+  t.equal(e.code, 'TemplateParse')
+  t.equal(e.template, 'demo/templates/a.yaml')
+  t.equal(e.line, 2)
+  t.equal(e.message, 'parse error at (demo/templates/a.yaml:2): function "nope" not defined')
+})
+
+t.test('a template that includes itself forever stops with a limit error', async (t) => {
+  const chart = await chartOf({
+    'Chart.yaml': CHART,
+    'templates/_loop.tpl': '{{ define "loop" }}{{ include "loop" . }}{{ end }}',
+    'templates/a.yaml': '{{ include "loop" . }}',
+  })
+  const e = failure(() =>
+    renderChart({ chart, helm: 'v3', releaseName: 'r', namespace: 'n', values: {}, capabilities: defaultCapabilities() }),
+  )
+  t.equal(e.code, 'Limit')
+  t.equal(e.template, 'demo/templates/a.yaml')
+  t.match(e.message, /nested more than 100 deep/)
+})
+
+t.test('an invalid release name and a library chart are refused', async (t) => {
+  const lib = await chartOf({ 'Chart.yaml': `${CHART}type: library\n` })
+  const base = { helm: 'v3' as const, namespace: 'n', values: {}, capabilities: defaultCapabilities() }
+  t.equal(failure(() => renderChart({ ...base, chart: lib, releaseName: 'ok' })).message, 'library charts are not installable')
+  t.equal(failure(() => renderChart({ ...base, chart: lib, releaseName: 'Bad_Name' })).code, 'ReleaseName')
+})
