@@ -34,6 +34,7 @@ export function fieldOf(v: GoValue, name: string): { readonly value: GoValue } |
 
 /** The text of a value's String method (fmt's Stringer), or undefined. */
 export function stringMethod(v: GoValue): string | undefined {
+  if (v instanceof GoObject && !v.printsWithString) return undefined
   const m = methodOf(v, 'String')
   if (m === undefined || m.params.length !== 0 || m.unsupported !== undefined) return undefined
   const s = m.fn()

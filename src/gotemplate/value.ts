@@ -188,6 +188,21 @@ export abstract class GoObject {
     for (const [name, value] of this.structFields()) if (/^[A-Z]/.test(name)) setKey(m, name, value)
     return m
   }
+  /**
+   * Whether fmt uses the String method when printing the value. False for a
+   * struct value whose String has a pointer receiver (Go's fmt only sees the
+   * value's own method set), though a template can still call it.
+   */
+  get printsWithString(): boolean {
+    return true
+  }
+  /**
+   * The fields encoding/json writes, in struct order with their json names,
+   * when they differ from jsonValue's sorted map; undefined to use jsonValue.
+   */
+  jsonFields(): ReadonlyArray<readonly [string, GoValue]> | undefined {
+    return undefined
+  }
   /** Go's == on two values of the same type: pointer identity, or field by field for a struct. */
   goEquals(other: GoObject): boolean {
     if (this.goKind === 'ptr' || other.goType !== this.goType) return this === other

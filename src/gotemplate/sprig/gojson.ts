@@ -123,6 +123,11 @@ function encodeObject(x: GoObject, enc: (v: GoValue) => string, escapeHTML: bool
   if (raw !== undefined) return escapeHTML ? raw.replace(/[<>&]/g, (c) => '\\u00' + c.charCodeAt(0).toString(16)) : raw
   const text = call('MarshalText')
   if (text !== undefined) return jsonString(text, escapeHTML)
+  const fields = x.jsonFields()
+  if (fields !== undefined) {
+    if (fields.length === 0) return '{}'
+    return '{' + fields.map(([k, v]) => jsonString(k, escapeHTML) + ':' + enc(v)).join(',') + '}'
+  }
   return enc(x.jsonValue())
 }
 
