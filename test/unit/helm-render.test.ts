@@ -89,9 +89,11 @@ t.test('CRDs come first and raw; hooks and tests are skipped with their reason',
   t.same(r.objects[0]?.object.metadata, { name: '{{ .Values.raw }}' }, 'crds/ files are not templates')
   t.same(
     r.skipped.map((s) => s.template),
-    ['demo/templates/job.yaml', 'demo/templates/test.yaml'],
+    ['demo/templates/test.yaml', 'demo/templates/job.yaml'],
+    'hooks in Helm order: by kind, Pod before Job',
   )
-  t.match(r.skipped[1]?.reason, /test hook/)
+  t.match(r.skipped[0]?.reason, /test hook/)
+  t.match(r.skipped[1]?.reason, /hooks are not applied/)
 })
 
 t.test('fail and required name the template file and line as Helm does', async (t) => {

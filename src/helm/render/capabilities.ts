@@ -2,9 +2,8 @@
 // chartutil.Capabilities struct holds them, and Helm's defaults for an
 // offline render (what `helm template` reports without a cluster).
 
-import { GoFuncError } from '../../gotemplate/index.ts'
-import type { GoValue } from '../../gotemplate/index.ts'
-import { tagType } from '../../gotemplate/sprig/types.ts'
+import type { GoFuncSpec, GoValue } from '../../gotemplate/index.ts'
+import { withMethods } from '../../gotemplate/sprig/types.ts'
 import { GoStruct } from './gostruct.ts'
 import type { HelmCapabilities, HelmMajor } from './types.ts'
 
@@ -106,8 +105,6 @@ export function parseKubeVersion(helm: HelmMajor, text: string): ParsedKubeVersi
   return { version, normalized, major: norm(major), minor: norm(minor) }
 }
 
-const str = (v: GoValue): string => (typeof v === 'string' ? v : '')
-
 export function capabilitiesObject(helm: HelmMajor, caps: HelmCapabilities, kube: ParsedKubeVersion): GoValue {
   const kubeFields =
     helm === 'v3'
@@ -122,11 +119,21 @@ export function capabilitiesObject(helm: HelmMajor, caps: HelmCapabilities, kube
           { name: 'Major', value: kube.major, json: 'Major' },
           { name: 'Minor', value: kube.minor, json: 'Minor' },
         ]
-  const kubeVersion = new GoStruct(helm === 'v3' ? 'chartutil.KubeVersion' : 'common.KubeVersion', 'struct', kubeFields, {
-    String: { fn: () => (helm === 'v3' ? kube.version : kube.normalized), params: [] },
-    GitVersion: { fn: () => kube.version, params: [] },
-  })
-  const apiVersions = tagType([...caps.apiVersions], helm === 'v3' ? 'chartutil.VersionSet' : 'common.VersionSet')
+  const kubeVersion = new GoStruct(
+    helm === 'v3' ? 'chartutil.KubeVersion' : 'common.KubeVersion',
+    'struct',
+    kubeFields,
+    {
+      String: { fn: () => (helm === 'v3' ? kube.version : kube.normalized), params: [] },
+      GitVersion: { fn: () => kube.version, params: [] },
+    },
+    true,
+  )
+  const list = [...caps.apiVersions]
+  const has: GoFuncSpec = { fn: (v) => list.includes(v as string), params: ['string'] }
+  const apiVersions = withMethods(list, helm === 'v3' ? 'chartutil.VersionSet' : 'common.VersionSet', (name) =>
+    name === 'Has' ? has : undefined,
+  )
   const helmFields = [
     { name: 'Version', value: HELM_VERSIONS[helm], json: 'version', omitempty: true },
     { name: 'GitCommit', value: '', json: 'git_commit', omitempty: true },
@@ -140,10 +147,4 @@ export function capabilitiesObject(helm: HelmMajor, caps: HelmCapabilities, kube
     { name: 'APIVersions', value: apiVersions, json: 'APIVersions' },
     { name: 'HelmVersion', value: helmVersion, json: 'HelmVersion' },
   ])
-}
-
-/** VersionSet.Has, as a method of the APIVersions list. */
-export function versionSetHas(list: readonly GoValue[], v: GoValue): boolean {
-  if (typeof v !== 'string') throw new GoFuncError('wrong type for value; expected string')
-  return list.some((e) => str(e) === v)
 }

@@ -21,10 +21,13 @@ export function isCompatibleRange(constraint: string, version: string): boolean 
 }
 
 /** action.CheckDependencies for the chart being rendered. */
-export function checkDependencies(c: RenderChart): void {
+export function checkDependencies(helm: HelmMajor, c: RenderChart): void {
   const missing = c.dependencyEntries.filter((r) => !c.dependencies.some((d) => d.name === r.name)).map((r) => r.name)
   if (missing.length > 0) {
-    throw new HelmRenderError('MissingDependency', `found in Chart.yaml, but missing in charts/ directory: ${missing.join(', ')}`)
+    throw new HelmRenderError(
+      'MissingDependency',
+      `${helm === 'v3' ? 'An error occurred while checking for chart dependencies. You may need to run `helm dependency build`' : "an error occurred while checking for chart dependencies. You may need to run 'helm dependency build'"} to fetch missing dependencies: found in Chart.yaml, but missing in charts/ directory: ${missing.join(', ')}`,
+    )
   }
 }
 

@@ -25,17 +25,29 @@ export class GoStruct extends GoObject {
   readonly goKind: 'struct' | 'ptr'
   readonly fields: readonly StructField[]
   readonly methods: Readonly<Record<string, GoFuncSpec>>
+  /** The methods have pointer receivers: callable on the field in a template, unseen by fmt. */
+  readonly pointerMethods: boolean
   constructor(
     goType: string,
     goKind: 'struct' | 'ptr',
     fields: readonly StructField[],
     methods: Readonly<Record<string, GoFuncSpec>> = {},
+    pointerMethods = false,
   ) {
     super()
     this.goType = goType
     this.goKind = goKind
     this.fields = fields
     this.methods = methods
+    this.pointerMethods = pointerMethods
+  }
+  override get printsWithString(): boolean {
+    return !this.pointerMethods
+  }
+  override jsonFields(): ReadonlyArray<readonly [string, GoValue]> {
+    return this.fields
+      .filter((f) => f.json !== undefined && !(f.omitempty === true && isEmptyJson(f.value)))
+      .map((f) => [f.json as string, f.value] as const)
   }
   method(name: string): GoFuncSpec | undefined {
     return Object.hasOwn(this.methods, name) ? this.methods[name] : undefined

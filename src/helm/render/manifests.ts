@@ -65,6 +65,8 @@ const HOOK_EVENTS = new Set([
 
 export interface Document {
   readonly template: string
+  /** The document's text as Helm keeps it after splitting. */
+  readonly text: string
   readonly value: Record<string, unknown> | null
   readonly kind: string
 }
@@ -133,7 +135,7 @@ function annotations(v: Record<string, unknown>): Record<string, unknown> | unde
 export function sortManifests(helm: HelmMajor, files: ReadonlyMap<string, string>): SortedManifests {
   const names = [...files.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
   const manifests: Document[] = []
-  const hooks: { template: string; reason: string }[] = []
+  const hooks: { template: string; reason: string; kind: string }[] = []
   for (const name of names) {
     const base = name.slice(name.lastIndexOf('/') + 1)
     const content = files.get(name) ?? ''
@@ -143,7 +145,7 @@ export function sortManifests(helm: HelmMajor, files: ReadonlyMap<string, string
       const kind = value !== null && typeof value.kind === 'string' ? value.kind : ''
       const hook = value === null ? undefined : annotations(value)?.['helm.sh/hook']
       if (hook === undefined) {
-        manifests.push({ template: name, value, kind })
+        manifests.push({ template: name, text: doc, value, kind })
         continue
       }
       const events = String(hook)
@@ -151,17 +153,25 @@ export function sortManifests(helm: HelmMajor, files: ReadonlyMap<string, string
         .map((e) => e.trim().toLowerCase())
       const unknown = events.find((e) => !HOOK_EVENTS.has(e))
       if (unknown !== undefined) {
-        hooks.push({ template: name, reason: `unknown hook ${JSON.stringify(hook)}: dropped, as Helm drops it` })
+        hooks.push({ template: name, kind, reason: `unknown hook ${JSON.stringify(hook)}: dropped, as Helm drops it` })
       } else if (events.includes('test') || events.includes('test-success')) {
-        hooks.push({ template: name, reason: `test hook (${String(hook)}): chart tests are not run` })
+        hooks.push({ template: name, kind, reason: `test hook (${String(hook)}): chart tests are not run` })
       } else {
-        hooks.push({ template: name, reason: `hook (${String(hook)}): hooks are not applied, the release lifecycle is not managed` })
+        hooks.push({ template: name, kind, reason: `hook (${String(hook)}): hooks are not applied, the release lifecycle is not managed` })
       }
     }
   }
   const order = helm === 'v3' ? INSTALL_ORDER_V3 : INSTALL_ORDER_V4
+  return {
+    manifests: byKind(order, manifests),
+    hooks: byKind(order, hooks).map(({ template, reason }) => ({ template, reason })),
+  }
+}
+
+/** Helm's stable sort by kind: known kinds in install order, then unknown kinds alphabetically. */
+function byKind<T extends { readonly kind: string }>(order: readonly string[], list: readonly T[]): T[] {
   const rank = new Map(order.map((k, i) => [k, i]))
-  const indexed = manifests.map((m, i) => ({ m, i }))
+  const indexed = list.map((m, i) => ({ m, i }))
   indexed.sort((a, b) => {
     const ra = rank.get(a.m.kind)
     const rb = rank.get(b.m.kind)
@@ -173,7 +183,7 @@ export function sortManifests(helm: HelmMajor, files: ReadonlyMap<string, string
     if (rb === undefined) return -1
     return ra - rb || a.i - b.i
   })
-  return { manifests: indexed.map((x) => x.m), hooks }
+  return indexed.map((x) => x.m)
 }
 
 /** A CRD file's documents, decoded (Helm writes crds/ files raw; the API server reads each document). */

@@ -20,7 +20,7 @@ import { renderTemplates, type TemplateFile } from './engine.ts'
 import { HelmRenderError } from './errors.ts'
 import { processDependencyImportValues } from './import-values.ts'
 import { DEFAULT_RENDER_LIMITS } from './limits.ts'
-import { crdDocuments, sortManifests } from './manifests.ts'
+import { crdDocuments, type Document, sortManifests } from './manifests.ts'
 import { chartFullPath, isLibrary, isRoot, type RenderChart, renderTree } from './model.ts'
 import { validateValues } from './schema.ts'
 import type { HelmRenderedObject, HelmRenderInput, HelmRenderLimits, HelmRenderResult } from './types.ts'
@@ -28,11 +28,11 @@ import { toYamlV2 } from './yaml-values.ts'
 
 const RELEASE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
 
-function checkReleaseName(name: string): void {
+function checkReleaseName(helm: HelmRenderInput['helm'], name: string): void {
   if (name === '' || name.length > 53 || !RELEASE_NAME.test(name)) {
     throw new HelmRenderError(
       'ReleaseName',
-      `release name ${quote(name)}: invalid release name, must match regex ${RELEASE_NAME.source} and the length must not be longer than 53`,
+      `${helm === 'v4' ? 'release name check failed: ' : ''}release name ${quote(name)}: invalid release name, must match regex ${RELEASE_NAME.source} and the length must not be longer than 53`,
     )
   }
 }
@@ -78,15 +78,6 @@ function collectTemplates(c: RenderChart, parentVals: Record<string, GoValue>, o
   return next as GoMap
 }
 
-function crdObjects(c: RenderChart, out: HelmRenderedObject[]): void {
-  const prefix = chartFullPath(c)
-  for (const f of c.source.crds) {
-    const template = `${prefix}/${f.name}`
-    for (const object of crdDocuments(template, f.data.toString('utf8'))) out.push({ template, object })
-  }
-  for (const d of c.dependencies) crdObjects(d, out)
-}
-
 function checkObject(template: string, o: Record<string, unknown>): void {
   const md = o.metadata
   if (typeof o.apiVersion !== 'string' || typeof o.kind !== 'string' || typeof md !== 'object' || md === null || Array.isArray(md)) {
@@ -100,14 +91,31 @@ function checkObject(template: string, o: Record<string, unknown>): void {
   }
 }
 
-export function renderChart(input: HelmRenderInput): HelmRenderResult {
+/** What one render produced, with each document's text: renderChart's result before decoding checks. */
+export interface RenderedDocuments {
+  readonly crds: readonly { readonly template: string; readonly text: string; readonly objects: Record<string, unknown>[] }[]
+  readonly manifests: readonly Document[]
+  readonly skipped: HelmRenderResult['skipped']
+}
+
+function crdFiles(c: RenderChart, out: RenderedDocuments['crds'][number][]): void {
+  const prefix = chartFullPath(c)
+  for (const f of c.source.crds) {
+    const template = `${prefix}/${f.name}`
+    const text = f.data.toString('utf8')
+    out.push({ template, text, objects: crdDocuments(template, text) })
+  }
+  for (const d of c.dependencies) crdFiles(d, out)
+}
+
+export function renderDocuments(input: HelmRenderInput): RenderedDocuments {
   const limits: HelmRenderLimits = { ...DEFAULT_RENDER_LIMITS, ...input.limits }
   const { helm } = input
-  checkReleaseName(input.releaseName)
+  checkReleaseName(helm, input.releaseName)
   const type = input.chart.metadata.type
   if (type !== '' && type !== 'application') throw new HelmRenderError('NotInstallable', `${type} charts are not installable`)
   const root = renderTree(input.chart)
-  checkDependencies(root)
+  checkDependencies(helm, root)
   const user = toPlain(input.values)
   processDependencyEnabled(helm, root, user, '')
   processDependencyImportValues(helm, root)
@@ -136,9 +144,18 @@ export function renderChart(input: HelmRenderInput): HelmRenderResult {
     }
   }
   const sorted = sortManifests(helm, rendered)
+  const crds: RenderedDocuments['crds'][number][] = []
+  crdFiles(root, crds)
+  skipped.push(...sorted.hooks)
+  return { crds, manifests: sorted.manifests, skipped }
+}
+
+export function renderChart(input: HelmRenderInput): HelmRenderResult {
+  const limits: HelmRenderLimits = { ...DEFAULT_RENDER_LIMITS, ...input.limits }
+  const docs = renderDocuments(input)
   const objects: HelmRenderedObject[] = []
-  crdObjects(root, objects)
-  for (const m of sorted.manifests) {
+  for (const c of docs.crds) for (const object of c.objects) objects.push({ template: c.template, object })
+  for (const m of docs.manifests) {
     if (m.value === null) continue
     checkObject(m.template, m.value)
     objects.push({ template: m.template, object: m.value })
@@ -146,8 +163,7 @@ export function renderChart(input: HelmRenderInput): HelmRenderResult {
   if (objects.length > limits.objects) {
     throw new HelmRenderError('Limit', `the chart renders ${objects.length} objects, more than the limit of ${limits.objects}`)
   }
-  skipped.push(...sorted.hooks)
-  return { objects, skipped }
+  return { objects, skipped: [...docs.skipped] }
 }
 
 /** User values as plain data: a copy, so the caller's object is never changed. */

@@ -78,6 +78,11 @@ function describe(u: OutputUnit, values: unknown): string {
       const prop = /property "(.*)"\.$/.exec(u.error)?.[1] ?? ''
       return `missing property '${prop}'`
     }
+    case 'enum': {
+      const list = /any of (.*)\.$/.exec(u.error)?.[1]
+      const items = list === undefined ? [] : (JSON.parse(list) as unknown[])
+      return `value must be one of ${items.map((i) => (typeof i === 'string' ? `'${i}'` : JSON.stringify(i))).join(', ')}`
+    }
     case 'additionalProperties': {
       const prop = /Property "(.*)" does not/.exec(u.error)?.[1] ?? ''
       return `additional properties '${prop}' not allowed`
@@ -94,7 +99,14 @@ function validateOne(chart: RenderChart, values: JsonMap): string {
   if (raw === undefined) return ''
   const result = validatorFor(chart.name, raw).validate(values)
   if (result.valid) return ''
-  const leaves = result.errors.filter((u) => !CONTAINERS.has(u.keyword) && u.error !== 'A subschema had errors.')
+  const additional = result.errors.some((u) => u.keyword === 'additionalProperties')
+  const leaves = result.errors.filter(
+    (u) =>
+      !CONTAINERS.has(u.keyword) &&
+      u.error !== 'A subschema had errors.' &&
+      // The false schema behind additionalProperties: false is reported once, as the property that is not allowed.
+      !(additional && u.keyword === 'false'),
+  )
   const lines = (leaves.length > 0 ? leaves : result.errors).map((u) => {
     const pointer = pointerOf(u.instanceLocation)
     return `- at '${pointer}': ${describe(u, values)}`
@@ -121,6 +133,9 @@ function collect(chart: RenderChart, values: JsonMap): string {
 export function validateValues(root: RenderChart, values: JsonMap): void {
   const out = collect(root, values)
   if (out !== '') {
-    throw new HelmRenderError('SchemaViolation', `values don't meet the specifications of the schema(s) in the following chart(s):\n${out}`)
+    throw new HelmRenderError(
+      'SchemaViolation',
+      `values don't meet the specifications of the schema(s) in the following chart(s):\n${out.trimEnd()}`,
+    )
   }
 }

@@ -1,0 +1,1 @@
+{{ define "shared" }}from-sub{{ end }}{{ define "sub.only" }}sub-only{{ end }}

@@ -1,0 +1,1 @@
+{{ define "shared" }}from-root-a{{ end }}{{ define "empty" }}{{ end }}

@@ -1,0 +1,1 @@
+{{ define "shared" }}from-root-b{{ end }}{{ define "empty" }}not-empty{{ end }}

@@ -1,0 +1,1 @@
+whole file {{ .Chart.Name }}

@@ -1,0 +1,1 @@
+{{ define "sub.label" }}{{ .Chart.Name }}-{{ .Values.color }}{{ end }}

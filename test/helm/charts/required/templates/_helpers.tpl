@@ -1,0 +1,3 @@
+{{- define "required.check" -}}
+{{ required "image.repository is required" .Values.image.repository }}
+{{- end }}
