@@ -108,7 +108,8 @@ function crdFiles(c: RenderChart, out: RenderedDocuments['crds'][number][]): voi
   for (const d of c.dependencies) crdFiles(d, out)
 }
 
-export function renderDocuments(input: HelmRenderInput): RenderedDocuments {
+/** The rendered text of every non-partial template (NOTES.txt included), as Helm's engine returns it, and the processed chart tree. */
+export function renderFiles(input: HelmRenderInput): { rendered: Map<string, string>; root: RenderChart } {
   const limits: HelmRenderLimits = { ...DEFAULT_RENDER_LIMITS, ...input.limits }
   const { helm } = input
   checkReleaseName(helm, input.releaseName)
@@ -136,6 +137,12 @@ export function renderDocuments(input: HelmRenderInput): RenderedDocuments {
   const files: TemplateFile[] = []
   collectTemplates(root, top, files, helm)
   const rendered = renderTemplates(helm, files, limits)
+  return { rendered, root }
+}
+
+export function renderDocuments(input: HelmRenderInput): RenderedDocuments {
+  const { helm } = input
+  const { rendered, root } = renderFiles(input)
   const skipped: HelmRenderResult['skipped'] = []
   for (const name of [...rendered.keys()]) {
     if (name.endsWith('NOTES.txt')) {
