@@ -9,6 +9,7 @@
 //
 //   npm run bench:helm            BENCH_RENDERS=500 by default
 
+import { Validator } from '@cfworker/json-schema'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -217,6 +218,30 @@ async function benchChart(dir: string): Promise<Figures> {
   }
 }
 
+/** The JSON-schema dependency's cost: compiling and checking a 200-property schema against 200 values tables. */
+function schemaCost(): { compileMs: number; validateMs: number } {
+  const props: Record<string, unknown> = {}
+  const vals: Record<string, unknown> = {}
+  for (let i = 0; i < 200; i++) {
+    props[`p${i}`] = {
+      type: 'object',
+      properties: { a: { type: 'integer', minimum: 0 }, b: { type: 'string', enum: ['x', 'y'] } },
+      required: ['a'],
+    }
+    vals[`p${i}`] = { a: i, b: 'x' }
+  }
+  const schema = { type: 'object', properties: props }
+  const make = () => new Validator(schema as never, '2020-12', false)
+  for (let i = 0; i < 50; i++) make().validate(vals)
+  let s = performance.now()
+  for (let i = 0; i < N; i++) make()
+  const compileMs = (performance.now() - s) / N
+  const v = make()
+  s = performance.now()
+  for (let i = 0; i < N; i++) if (!v.validate(vals).valid) throw new Error('schema bench values are invalid')
+  return { compileMs, validateMs: (performance.now() - s) / N }
+}
+
 const tmp = await mkdtemp(join(tmpdir(), 'bench-helm-'))
 try {
   const largeDir = await writeLargeChart(tmp)
@@ -233,6 +258,8 @@ try {
         `ratio ${(f.warmFilesMs / f.goMs).toFixed(2)} (full ${(f.warmMs / f.goMs).toFixed(2)})`,
     )
   }
+  const schema = schemaCost()
+  console.log(`values.schema.json (200 properties): compile ${schema.compileMs.toFixed(3)} ms, validate ${schema.validateMs.toFixed(3)} ms`)
   const round = (x: number) => Number(x.toFixed(3))
   const s = results.scaffold as Figures
   const l = results.large as Figures
@@ -255,6 +282,8 @@ try {
       large_go_ms: round(l.goMs),
       large_ratio: round(l.warmFilesMs / l.goMs),
       large_ratio_full: round(l.warmMs / l.goMs),
+      schema200_compile_ms: round(schema.compileMs),
+      schema200_validate_ms: round(schema.validateMs),
     }),
   )
 } finally {
