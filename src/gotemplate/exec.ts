@@ -39,7 +39,7 @@ import { goTypeOf } from './sprig/types.ts'
 import { compareGoStrings } from './sprig/utf8.ts'
 import { quote } from './strconv.ts'
 import { fieldOf, methodOf } from './methods.ts'
-import { nilSlice } from './sprig/types.ts'
+import { nilSlice, underlyingTypeOf } from './sprig/types.ts'
 import { GoFuncError, GoInt, GoTime, goInt, isMap, isUnsignedKind, wrapInt } from './value.ts'
 import type { ArgKind, GoFuncSpec, GoMap, GoValue, IntKind } from './value.ts'
 
@@ -132,7 +132,7 @@ const dynamicType = (v: GoValue): string => (v === null || v === undefined ? 'in
 /** Elements of []interface{} and map[string]interface{} have the static type interface {}. */
 function elemIsIface(container: GoValue): boolean {
   const t = goTypeOf(container)
-  return t === '[]interface {}' || t === 'map[string]interface {}'
+  return t === '[]interface {}' || t === 'map[string]interface {}' || underlyingTypeOf(container) === 'map[string]interface {}'
 }
 
 const isHexInt = (s: string): boolean => s.length > 2 && s[0] === '0' && (s[1] === 'x' || s[1] === 'X') && !/[pP]/.test(s)
@@ -777,7 +777,8 @@ export class Executor {
         if (Array.isArray(value) && goTypeOf(value) === '[]interface {}') return value
         break
       case 'map':
-        if (isMap(value) && goTypeOf(value) === 'map[string]interface {}') return value
+        // A named type on map[string]interface{} (type Values map[string]interface{}) is assignable too.
+        if (isMap(value) && underlyingTypeOf(value) === 'map[string]interface {}') return value
         break
       case 'strings':
         if (Array.isArray(value) && goTypeOf(value) === '[]string') return value

@@ -4,7 +4,7 @@
 import t from 'tap'
 import { ExecError, execute, newMap, parse, setKey } from '../../src/gotemplate/index.ts'
 import { sprigFuncs } from '../../src/gotemplate/sprig/index.ts'
-import { tagType, withMethods } from '../../src/gotemplate/sprig/types.ts'
+import { namedValuesMap, tagType, withMethods } from '../../src/gotemplate/sprig/types.ts'
 
 const run = (text: string, data: Record<string, unknown>, limits = {}) =>
   execute(parse('t', text, sprigFuncs), data as never, { limits, missingKey: 'zero' })
@@ -42,4 +42,16 @@ t.test('a deadline stops a long loop with TEMPLATE_TIME_LIMIT', async (t) => {
     t.equal((e as ExecError).code, 'TEMPLATE_TIME_LIMIT')
     t.match((e as ExecError).message, /execution exceeded its time limit/)
   }
+})
+
+t.test('a named values map (type Values map[string]interface{}) passes where a map[string]interface{} is expected', async (t) => {
+  const m = newMap()
+  setKey(m, 'b', 2)
+  setKey(m, 'a', 1)
+  const data = { v: namedValuesMap(m, 'chartutil.Values') }
+  t.equal(
+    run('{{ typeOf .v }} {{ kindOf .v }} {{ keys .v | sortAlpha | join "," }} {{ hasKey .v "a" }}', data),
+    'chartutil.Values map a,b true',
+  )
+  t.equal(run('{{ merge (dict "c" 3) .v | toJson }}', data), '{"a":1,"b":2,"c":3}')
 })

@@ -11,6 +11,9 @@ import type { GoFuncSpec, GoMap, GoValue } from '../value.ts'
 const typeTags = new WeakMap<object, string>()
 const nilSlices = new WeakSet<object>()
 const methodSets = new WeakMap<object, (name: string) => GoFuncSpec | undefined>()
+// Named types defined on map[string]interface{} (Helm's chartutil.Values):
+// assignable to a map[string]interface{} parameter, elements read as interface{}.
+const valuesMaps = new WeakSet<object>()
 
 export function tagType<T extends object>(v: T, goType: string): T {
   typeTags.set(v, goType)
@@ -37,6 +40,18 @@ export function isNilSlice(v: GoValue): boolean {
 export function withMethods<T extends object>(v: T, goType: string, methods: (name: string) => GoFuncSpec | undefined): T {
   methodSets.set(v, methods)
   return tagType(v, goType)
+}
+
+/** Tags a map with a named type whose underlying type is map[string]interface{} (`type Values map[string]interface{}`). */
+export function namedValuesMap<T extends object>(v: T, goType: string): T {
+  valuesMaps.add(v)
+  return tagType(v, goType)
+}
+
+/** Go's underlying type name: map[string]interface {} for a named values map, else the type itself. */
+export function underlyingTypeOf(v: GoValue): string {
+  if (typeof v === 'object' && v !== null && valuesMaps.has(v)) return 'map[string]interface {}'
+  return goTypeOf(v)
 }
 
 /** The method of a named slice or map value, or undefined. */
@@ -88,6 +103,7 @@ export function goKindOf(v: GoValue): string {
   const tag = typeTags.get(v)
   if (tag?.startsWith('*')) return 'ptr'
   if (Array.isArray(v)) return 'slice'
+  if (valuesMaps.has(v) || methodSets.has(v)) return 'map'
   // A tag that is neither a slice nor a map type names a struct (sprig.certificate).
   return tag === undefined || tag.startsWith('map[') ? 'map' : 'struct'
 }
@@ -96,7 +112,7 @@ export function goKindOf(v: GoValue): string {
 export function isGoMapValue(v: GoValue): v is GoMap {
   if (!isMap(v)) return false
   const tag = typeTags.get(v)
-  return tag === undefined || tag.startsWith('map[')
+  return tag === undefined || tag.startsWith('map[') || valuesMaps.has(v) || methodSets.has(v)
 }
 
 export function isGoMap(v: GoValue): v is GoMap {
