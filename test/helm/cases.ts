@@ -185,4 +185,5 @@ export const CASES: readonly CorpusCase[] = [
   { id: 'missing-dependency', chart: 'missingdep' },
   { id: 'crds', chart: 'crds', values: { operator: { replicas: 2 } } },
   { id: 'release-name-invalid', chart: 'crds', releaseName: 'Not_Valid' },
+  { id: 'types', chart: 'types' },
 ]

@@ -61,7 +61,7 @@ function dependencyV3(d: DependencyEntry): GoValue {
 /** .Chart. `deps` are the Chart.yaml dependencies after processing (aliases, disabled ones removed). */
 export function chartObject(helm: HelmMajor, md: ChartMetadata, deps: readonly DependencyEntry[], isRoot: boolean): GoValue {
   if (helm === 'v3') {
-    return new GoStruct('struct { *chart.Metadata; IsRoot bool }', 'struct', [
+    return new GoStruct('struct { chart.Metadata; IsRoot bool }', 'struct', [
       { name: 'Name', value: md.name, json: 'name' },
       { name: 'Home', value: md.home, json: 'home', omitempty: true },
       { name: 'Sources', value: strings(md.sources), json: 'sources', omitempty: true },

@@ -8,7 +8,8 @@
 // `active`, since parsed templates are cached and shared by renders.
 
 import { ExecError, execute, parse, ParseError } from '../../gotemplate/index.ts'
-import type { FuncMap, GoValue, ParsedTemplate } from '../../gotemplate/index.ts'
+import type { FuncMap, GoMap, GoValue, ParsedTemplate } from '../../gotemplate/index.ts'
+import { namedValuesMap } from '../../gotemplate/sprig/types.ts'
 import type { Tree } from '../../gotemplate/ast.ts'
 import { quote } from '../../gotemplate/strconv.ts'
 import { HelmRenderError } from './errors.ts'
@@ -329,10 +330,10 @@ export function renderTemplates(helm: HelmMajor, files: readonly TemplateFile[],
     for (const name of order) {
       if (basename(name).startsWith('_')) continue
       const f = byName.get(name) as TemplateFile
-      const template: Record<string, GoValue> = Object.create(null) as Record<string, GoValue>
+      const template = Object.create(null) as GoMap
       template.Name = name
       template.BasePath = f.basePath
-      f.vals.Template = template
+      f.vals.Template = namedValuesMap(template, helm === 'v3' ? 'chartutil.Values' : 'common.Values')
       let text: string
       try {
         text = execute({ name: 'gotpl', trees }, f.vals, { template: name, missingKey: 'zero', limits: execLimits(state) })

@@ -10,6 +10,7 @@
 
 import { toGoValue } from '../../gotemplate/index.ts'
 import type { GoMap, GoValue } from '../../gotemplate/index.ts'
+import { isGoMapValue, namedValuesMap, taggedType } from '../../gotemplate/sprig/types.ts'
 import { quote } from '../../gotemplate/strconv.ts'
 import { capabilitiesObject, parseKubeVersion } from './capabilities.ts'
 import { chartObject, filesObject, filesOf, releaseObject } from './builtins.ts'
@@ -37,6 +38,11 @@ function checkReleaseName(helm: HelmRenderInput['helm'], name: string): void {
   }
 }
 
+/** chartutil.Values (Helm 3) / common.Values (Helm 4): a named map[string]interface{}. */
+export function valuesMap(helm: HelmRenderInput['helm'], m: GoMap): GoMap {
+  return namedValuesMap(m, helm === 'v3' ? 'chartutil.Values' : 'common.Values')
+}
+
 const filesCache = new WeakMap<object, GoMap>()
 
 function chartFiles(c: RenderChart): GoMap {
@@ -56,18 +62,15 @@ function collectTemplates(c: RenderChart, parentVals: Record<string, GoValue>, o
   next.Files = chartFiles(c)
   next.Release = parentVals.Release
   next.Capabilities = parentVals.Capabilities
-  next.Values = Object.create(null) as GoMap
+  next.Values = valuesMap(helm, Object.create(null) as GoMap)
   next.Subcharts = subcharts
   if (isRoot(c)) next.Values = parentVals.Values
   else {
-    const parentValues = parentVals.Values
-    const mine =
-      isTable(parentValues) || (typeof parentValues === 'object' && parentValues !== null && !Array.isArray(parentValues))
-        ? (parentValues as GoMap)[c.name]
-        : undefined
-    if (mine !== undefined && mine !== null && typeof mine === 'object' && !Array.isArray(mine) && Object.getPrototypeOf(mine) === null) {
-      next.Values = mine
-    }
+    // Values.Table("Values.<name>"): the parent's table for this chart, typed Values; an empty one when it is not a table.
+    const parentValues = parentVals.Values as GoMap
+    const mine = Object.hasOwn(parentValues, c.name) ? parentValues[c.name] : undefined
+    if (isGoMapValue(mine) && taggedType(mine) === undefined)
+      next.Values = valuesMap(helm, Object.assign(Object.create(null) as GoMap, mine))
   }
   for (const child of c.dependencies) subcharts[child.name] = collectTemplates(child, next, out, helm)
   const prefix = chartFullPath(c)
@@ -133,7 +136,7 @@ export function renderFiles(input: HelmRenderInput): { rendered: Map<string, str
   const top = Object.create(null) as Record<string, GoValue>
   top.Capabilities = capabilitiesObject(helm, input.capabilities, kube)
   top.Release = releaseObject({ name: input.releaseName, namespace: input.namespace })
-  top.Values = toGoValue(values)
+  top.Values = valuesMap(helm, toGoValue(values) as GoMap)
   const files: TemplateFile[] = []
   collectTemplates(root, top, files, helm)
   const rendered = renderTemplates(helm, files, limits)

@@ -97,7 +97,14 @@ const CONTAINERS = new Set(['properties', 'items', 'allOf', 'anyOf', 'oneOf', 'p
 function validateOne(chart: RenderChart, values: JsonMap): string {
   const raw = chart.source.schema
   if (raw === undefined) return ''
-  const result = validatorFor(chart.name, raw).validate(values)
+  let result: ReturnType<Validator['validate']>
+  try {
+    result = validatorFor(chart.name, raw).validate(values)
+  } catch (e) {
+    if (e instanceof HelmRenderError) throw e
+    // A $ref the library cannot resolve: remote documents are never fetched.
+    throw new HelmRenderError('SchemaViolation', `${chart.name}: values.schema.json: ${(e as Error).message.split('\n')[0]}`, { cause: e })
+  }
   if (result.valid) return ''
   const additional = result.errors.some((u) => u.keyword === 'additionalProperties')
   const leaves = result.errors.filter(
