@@ -186,4 +186,6 @@ export const CASES: readonly CorpusCase[] = [
   { id: 'crds', chart: 'crds', values: { operator: { replicas: 2 } } },
   { id: 'release-name-invalid', chart: 'crds', releaseName: 'Not_Valid' },
   { id: 'types', chart: 'types' },
+  { id: 'yaml', chart: 'yaml' },
+  { id: 'yaml-user', chart: 'yaml', values: { deep: { level1: { extra: 'x'.repeat(100) } }, added: [{ a: 1, b: [2, 3] }] } },
 ]

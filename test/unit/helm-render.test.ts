@@ -142,3 +142,61 @@ t.test('an invalid release name and a library chart are refused', async (t) => {
   t.equal(failure(() => renderChart({ ...base, chart: lib, releaseName: 'ok' })).message, 'library charts are not installable')
   t.equal(failure(() => renderChart({ ...base, chart: lib, releaseName: 'Bad_Name' })).code, 'ReleaseName')
 })
+
+t.test('render limits: loop iterations, output size and time each stop the render with a Limit error naming the template', async (t) => {
+  const base = { helm: 'v3' as const, releaseName: 'r', namespace: 'n', values: {}, capabilities: defaultCapabilities() }
+  const loop = await chartOf({ 'Chart.yaml': CHART, 'templates/loop.yaml': '{{ range $i := until 100000 }}{{ $i }}{{ end }}' })
+  const iterations = failure(() => renderChart({ ...base, chart: loop, limits: { rangeIterations: 1000 } }))
+  t.equal(iterations.code, 'Limit')
+  t.equal(iterations.template, 'demo/templates/loop.yaml')
+  t.match(iterations.message, /range loops exceeded the limit of 1000 iterations/)
+  const big = await chartOf({ 'Chart.yaml': CHART, 'templates/big.yaml': '{{ repeat 100000 "x" }}{{ repeat 100000 "y" }}' })
+  const output = failure(() => renderChart({ ...base, chart: big, limits: { outputBytes: 150_000 } }))
+  t.equal(output.code, 'Limit')
+  t.match(output.message, /exceeds the limit of 150000 bytes/)
+  const slow = await chartOf({
+    'Chart.yaml': CHART,
+    'templates/_f.tpl':
+      '{{ define "fan" }}{{ range until 4 }}{{ include "leaf" . }}{{ end }}{{ end }}{{ define "leaf" }}{{ sha256sum "x" }}{{ end }}',
+    'templates/slow.yaml': '{{ range until 1000000 }}{{ include "fan" . }}{{ end }}',
+  })
+  const started = performance.now()
+  const time = failure(() =>
+    renderChart({ ...base, chart: slow, limits: { timeMs: 200, calls: 100_000_000, rangeIterations: 100_000_000 } }),
+  )
+  t.equal(time.code, 'Limit')
+  t.equal(time.template, 'demo/templates/slow.yaml')
+  t.ok(performance.now() - started < 5000, 'stopped soon after the time limit')
+})
+
+t.test('lookup is an empty map and getHostByName empty: no live reads', async (t) => {
+  const r = await render({
+    'Chart.yaml': CHART,
+    'templates/cm.yaml':
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  lookup: {{ lookup "v1" "Secret" "kube-system" "" | toJson | quote }}\n  dns: {{ getHostByName "localhost" | quote }}\n',
+  })
+  t.same(r.objects[0]?.object.data, { lookup: '{}', dns: '' })
+})
+
+t.test('env and expandenv do not exist: a parse error, as in Helm', async (t) => {
+  const chart = await chartOf({ 'Chart.yaml': CHART, 'templates/a.yaml': 'x: {{ env "HOME" }}\n' })
+  const e = failure(() =>
+    renderChart({ chart, helm: 'v4', releaseName: 'r', namespace: 'n', values: {}, capabilities: defaultCapabilities() }),
+  )
+  t.equal(e.message, 'parse error at (demo/templates/a.yaml:1): function "env" not defined')
+})
+
+t.test('the caller values object is not changed by the render', async (t) => {
+  const values = { sub: { port: null }, list: [1] }
+  const before = JSON.stringify(values)
+  await render(
+    {
+      'Chart.yaml': `${CHART}dependencies:\n- name: sub\n  version: 0.1.0\n`,
+      'charts/sub/Chart.yaml': 'apiVersion: v2\nname: sub\nversion: 0.1.0\n',
+      'charts/sub/values.yaml': 'port: 1\n',
+      'templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n',
+    },
+    { values },
+  )
+  t.equal(JSON.stringify(values), before)
+})

@@ -15,10 +15,11 @@ export type YamlNode =
 export interface EmitOptions {
   /** go-yaml v3 indents a sequence under its mapping key; v2 does not. */
   readonly indentSequences: boolean
+  /** Column after which a space may break a long scalar: 80 in go-yaml v2; v3 never folds. */
+  readonly width: number
 }
 
 const BEST_INDENT = 2
-const BEST_WIDTH = 80
 
 interface Analysis {
   readonly multiline: boolean
@@ -294,7 +295,7 @@ class Emitter {
     for (let i = 0; i < cps.length; i++) {
       const c = cps[i] as number
       if (isSpace(c)) {
-        if (allowBreaks && !spaces && this.column > BEST_WIDTH && !isSpace(cps[i + 1] ?? -1)) this.writeIndent()
+        if (allowBreaks && !spaces && this.column > this.opts.width && !isSpace(cps[i + 1] ?? -1)) this.writeIndent()
         else this.put(' ')
         spaces = true
       } else if (isBreak(c)) {
@@ -321,7 +322,7 @@ class Emitter {
     for (let i = 0; i < cps.length; i++) {
       const c = cps[i] as number
       if (isSpace(c)) {
-        if (allowBreaks && !spaces && this.column > BEST_WIDTH && i !== 0 && i !== cps.length - 1 && !isSpace(cps[i + 1] ?? -1)) {
+        if (allowBreaks && !spaces && this.column > this.opts.width && i !== 0 && i !== cps.length - 1 && !isSpace(cps[i + 1] ?? -1)) {
           this.writeIndent()
         } else this.put(' ')
         spaces = true
@@ -354,7 +355,7 @@ class Emitter {
         else this.put('\\U' + hex(c, 8))
         spaces = false
       } else if (isSpace(c)) {
-        if (allowBreaks && !spaces && this.column > BEST_WIDTH && i !== 0 && i !== cps.length - 1) {
+        if (allowBreaks && !spaces && this.column > this.opts.width && i !== 0 && i !== cps.length - 1) {
           this.writeIndent()
           if (isSpace(cps[i + 1] ?? -1)) this.put('\\')
         } else this.put(' ')

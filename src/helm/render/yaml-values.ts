@@ -163,7 +163,7 @@ export function toYamlV2(v: GoValue): string | undefined {
     if (e instanceof JSONError) return undefined
     throw e
   }
-  const out = emitYaml(new JsonToNodes(json).value(), { indentSequences: false })
+  const out = emitYaml(new JsonToNodes(json).value(), { indentSequences: false, width: 80 })
   return out.endsWith('\n') ? out.slice(0, -1) : out
 }
 
@@ -202,7 +202,7 @@ function fromJsonish(v: GoObject | GoTime): GoValue {
 }
 
 export function toYamlPretty(v: GoValue): string {
-  const out = emitYaml(prettyNode(v), { indentSequences: true })
+  const out = emitYaml(prettyNode(v), { indentSequences: true, width: Infinity })
   return out.endsWith('\n') ? out.slice(0, -1) : out
 }
 
