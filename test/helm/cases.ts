@@ -179,6 +179,7 @@ export const CASES: readonly CorpusCase[] = [
   { id: 'error-tpl', chart: 'errors', values: { mode: 'tpl' } },
   { id: 'error-tpl-parse', chart: 'errors', values: { mode: 'tplparse' } },
   { id: 'error-bad-yaml', chart: 'errors', values: { mode: 'badyaml' } },
+  { id: 'error-chart-field', chart: 'errors', values: { mode: 'chartfield' } },
   { id: 'error-parse', chart: 'parseerror' },
   { id: 'multidoc', chart: 'multidoc' },
   { id: 'v4funcs', chart: 'v4funcs' },
