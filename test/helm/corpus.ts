@@ -137,11 +137,10 @@ export function compareResults(helm: CorpusResult, ours: CorpusResult): string[]
   if (!helm.ok || !ours.ok) {
     if (helm.ok) return [`helm rendered, we failed: ${(ours as { error: string }).error}`]
     if (ours.ok) return [`helm failed (${helm.error}), we rendered`]
+    // The template file and line must agree; beyond that the message must read the same.
     const where = errorLocation(helm.error)
-    if (where !== undefined) {
-      return errorLocation(ours.error) === where
-        ? []
-        : [`error location: helm ${where} (${helm.error}), ours ${errorLocation(ours.error)} (${ours.error})`]
+    if (where !== undefined && errorLocation(ours.error) !== where) {
+      return [`error location: helm ${where} (${helm.error}), ours ${errorLocation(ours.error)} (${ours.error})`]
     }
     return helm.error === ours.error ? [] : [`error message: helm ${JSON.stringify(helm.error)}, ours ${JSON.stringify(ours.error)}`]
   }
