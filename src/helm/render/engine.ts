@@ -98,6 +98,9 @@ function includeFn(name: string, data: GoValue): string {
 
 const tplCache = new Map<string, Map<string, Tree> | ParseError>()
 const TPL_CACHE_MAX = 2000
+// Cached texts are bounded in bytes too: a chart's files may be megabytes each.
+const CACHE_MAX_CHARS = 64 * 1024 * 1024
+let tplChars = 0
 
 function parseTpl(helm: HelmMajor, text: string): Map<string, Tree> | ParseError {
   const key = `${helm}\0${text}`
@@ -109,8 +112,12 @@ function parseTpl(helm: HelmMajor, text: string): Map<string, Tree> | ParseError
       if (!(e instanceof ParseError)) throw e
       hit = e
     }
-    if (tplCache.size >= TPL_CACHE_MAX) tplCache.clear()
+    if (tplCache.size >= TPL_CACHE_MAX || tplChars + key.length > CACHE_MAX_CHARS) {
+      tplCache.clear()
+      tplChars = 0
+    }
     tplCache.set(key, hit)
+    tplChars += key.length
   }
   return hit
 }
@@ -163,6 +170,7 @@ function associate(set: Map<string, Tree>, trees: ReadonlyMap<string, Tree>): vo
 // Parsed files by helm major, full name and text: parsing is the costly part of a render and charts repeat.
 const parseCache = new Map<string, ParsedTemplate | ParseError>()
 const PARSE_CACHE_MAX = 5000
+let parseChars = 0
 
 function parseFile(helm: HelmMajor, name: string, text: string): ParsedTemplate {
   const key = `${helm}\0${name}\0${text}`
@@ -174,8 +182,12 @@ function parseFile(helm: HelmMajor, name: string, text: string): ParsedTemplate 
       if (!(e instanceof ParseError)) throw e
       hit = e
     }
-    if (parseCache.size >= PARSE_CACHE_MAX) parseCache.clear()
+    if (parseCache.size >= PARSE_CACHE_MAX || parseChars + key.length > CACHE_MAX_CHARS) {
+      parseCache.clear()
+      parseChars = 0
+    }
     parseCache.set(key, hit)
+    parseChars += key.length
   }
   if (hit instanceof ParseError) throw hit
   return hit
