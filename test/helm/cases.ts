@@ -187,6 +187,12 @@ export const CASES: readonly CorpusCase[] = [
   { id: 'crds', chart: 'crds', values: { operator: { replicas: 2 } } },
   { id: 'release-name-invalid', chart: 'crds', releaseName: 'Not_Valid' },
   { id: 'types', chart: 'types' },
+  { id: 'legacy-requirements', chart: 'legacy' },
+  { id: 'legacy-disabled', chart: 'legacy', values: { dep: { enabled: false } } },
+  { id: 'unlisted-subchart', chart: 'unlisted', values: { extra: { y: 2 } } },
+  { id: 'nested', chart: 'nested' },
+  { id: 'nested-toggle', chart: 'nested', values: { mid: { leaf: { enabled: false }, leafB: { enabled: true } }, global: { env: null } } },
+  { id: 'alias-nested', chart: 'aliasnested' },
   { id: 'yaml', chart: 'yaml' },
   { id: 'yaml-user', chart: 'yaml', values: { deep: { level1: { extra: 'x'.repeat(100) } }, added: [{ a: 1, b: [2, 3] }] } },
 ]
