@@ -1,6 +1,7 @@
 // Helm charts for spec.helm: the in-memory chart model and its loader
-// (src/helm/chart), and the repositories charts come from (src/helm/source).
-// Rendering builds on these; nothing here renders.
+// (src/helm/chart), the repositories charts come from (src/helm/source), and
+// the engine that renders a chart as `helm template` does (src/helm/render,
+// docs/helm-render.md).
 //
 //   const fetcher = createChartFetcher({ plainHttpRegistries: [] })
 //   const { chart, digest } = await fetcher.fetchChart({ repository: spec.helm.chart.repository, helm: 'v4', auth })

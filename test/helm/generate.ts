@@ -1,7 +1,7 @@
 // Regenerates test/helm/expected from the real helm binaries (Helm 3 and 4,
 // built by test/cluster/build.sh into TEMPLATE_SYNC_BIN_DIR):
 //
-//   bash test/cluster/build.sh helm helm4 && npx node test/helm/generate.ts
+//   npm run gen:helm-expected
 //
 // Each case's file holds helm's result per major; commit them with the change.
 
