@@ -8,8 +8,8 @@
 // - jsonpath-plus extensions that kubectl lacks (`^` parent, `~` property
 //   name, `@string()` type selectors, backtick literals) are syntax errors, so
 //   a path means the same here as in the Go operator;
-// - a slice step must be positive (jsonpath-plus loops forever on a negative
-//   step);
+// - a slice step must be positive, as in kubectl (jsonpath-plus 11.3 walks a
+//   negative step backwards, which kubectl refuses);
 // - field names are re-emitted as quoted, backtick-literal members, so a
 //   field called `*` or `..` is a field, not an operator.
 
