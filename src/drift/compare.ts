@@ -9,7 +9,9 @@
 //   the array itself, reported even when every element is ignored;
 // - a property whose value is undefined counts as absent (JSON has no
 //   undefined); null is a value, so null versus absent is a change;
-// - order is document order: `before`'s keys first, then keys only `after` has.
+// - order is document order: `before`'s keys first, then keys only `after` has;
+// - integers beyond 2^53 may arrive as BigInt (the webhook parses such bodies
+//   losslessly); `===` compares them by value like every other primitive.
 
 import type { CompiledIgnore } from '../fieldpath/compile.ts'
 import { formatPath } from '../fieldpath/format.ts'
@@ -24,7 +26,21 @@ type Obj = Record<string, unknown>
 interface Walk {
   readonly steps: PathStep[]
   readonly changes: Change[]
+  /** Stop once this many changes are recorded. */
+  readonly max: number
 }
+
+export interface CompareOptions {
+  /**
+   * Stop walking once this many changes are recorded. A judge that only needs
+   * to know whether something changed, and a few paths to show, must not pay
+   * for every difference of two huge objects that differ everywhere.
+   */
+  readonly maxChanges?: number
+}
+
+// Thrown by record() when the walk has enough; one shared instance, so no stack is captured.
+const ENOUGH = new Error('compare: change limit reached')
 
 // The user's rules plus the server-managed fields, built once per CompiledIgnore.
 const tries = new WeakMap<CompiledIgnore, TrieNode>()
@@ -38,15 +54,26 @@ function trieFor(ignore: CompiledIgnore): TrieNode {
   return root
 }
 
-/** The changes from `before` to `after` outside `ignore` and the server-managed fields. */
-export function compare(before: unknown, after: unknown, ignore: CompiledIgnore): Change[] {
-  const walk: Walk = { steps: [], changes: [] }
-  walkRuled(before, after, trieFor(ignore), walk)
+/**
+ * The changes from `before` to `after` outside `ignore` and the server-managed
+ * fields; with `maxChanges`, the first that many in document order.
+ */
+export function compare(before: unknown, after: unknown, ignore: CompiledIgnore, options?: CompareOptions): Change[] {
+  const max = options?.maxChanges ?? Number.POSITIVE_INFINITY
+  if (max <= 0) throw new RangeError(`compare: maxChanges must be at least 1, got ${max}`)
+  const walk: Walk = { steps: [], changes: [], max }
+  try {
+    walkRuled(before, after, trieFor(ignore), walk)
+  } catch (err) {
+    if (err !== ENOUGH) throw err
+  }
   return walk.changes
 }
 
 function record(walk: Walk, kind: ChangeKind): void {
   walk.changes.push({ pointer: toPointer(walk.steps), path: formatPath(walk.steps), kind })
+  // The limit is checked here, where a change is rare, instead of in every loop of the walk.
+  if (walk.changes.length >= walk.max) throw ENOUGH
 }
 
 /** The own value of a key, or undefined; inherited members such as "constructor" never count. */

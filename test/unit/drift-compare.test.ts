@@ -657,3 +657,51 @@ t.test('a change is a plain record of pointer, path and kind', async (t) => {
   const [change] = compare({ spec: { replicas: 1 } }, { spec: { replicas: 2 } }, compileIgnoreFields([]))
   t.strictSame(Object.keys(change ?? {}).sort(), ['kind', 'path', 'pointer'])
 })
+
+t.test('maxChanges stops the walk at the first changes in document order', async (t) => {
+  const none = compileIgnoreFields([])
+  const before = { spec: { a: 1, b: 2, c: { d: 3, e: 4 } }, data: { x: '1' } }
+  const after = { spec: { a: 9, b: 9, c: { d: 9, e: 9 } }, data: { x: '9' } }
+  const all = compare(before, after, none)
+  t.strictSame(
+    all.map((c) => c.path),
+    ['spec.a', 'spec.b', 'spec.c.d', 'spec.c.e', 'data.x'],
+  )
+  for (const max of [1, 2, 3, 5, 6]) {
+    t.strictSame(compare(before, after, none, { maxChanges: max }), all.slice(0, max), `maxChanges ${max}`)
+  }
+  t.strictSame(compare(before, before, none, { maxChanges: 1 }), [], 'nothing changed: nothing reported')
+  t.throws(() => compare(before, after, none, { maxChanges: 0 }), RangeError, 'a limit below 1 is a caller bug')
+})
+
+t.test('maxChanges bounds the cost of two large objects that differ everywhere', async (t) => {
+  const none = compileIgnoreFields([])
+  const n = 400_000
+  const before = { spec: { values: Array.from({ length: n }, (_, i) => i) } }
+  const after = { spec: { values: Array.from({ length: n }, (_, i) => i + 1) } }
+  const started = performance.now()
+  const got = compare(before, after, none, { maxChanges: 21 })
+  const limitedMs = performance.now() - started
+  t.equal(got.length, 21)
+  t.strictSame(got[20], { pointer: '/spec/values/20', path: 'spec.values[20]', kind: 'changed' })
+  // Not a timing test: the unlimited walk records every element, the limited one 21.
+  t.equal(compare(before, after, none).length, n, 'without a limit every difference is reported')
+  t.comment(`limited walk: ${limitedMs.toFixed(2)} ms`)
+})
+
+t.test('integers beyond 2^53 compare by value when they arrive as BigInt', async (t) => {
+  const none = compileIgnoreFields([])
+  const seconds = (v: bigint) => ({ spec: { template: { spec: { terminationGracePeriodSeconds: v } } } })
+  t.strictSame(compare(seconds(9007199254740993n), seconds(9007199254740993n), none), [], 'equal values: no change')
+  t.strictSame(
+    compare(seconds(9007199254740993n), seconds(9007199254740992n), none).map((c) => c.path),
+    ['spec.template.spec.terminationGracePeriodSeconds'],
+    'a difference of one beyond 2^53 is a change',
+  )
+  t.strictSame(
+    compare(seconds(9223372036854775807n), seconds(9223372036854775296n), none).map((c) => c.path),
+    ['spec.template.spec.terminationGracePeriodSeconds'],
+    'near 2^63 too',
+  )
+  t.strictSame(compare({ a: 1n }, { a: 1 }, none).length, 1, 'a BigInt and a number are different values')
+})
