@@ -3,12 +3,14 @@
 //
 // Order (docs/admission-decisions.md explains each step):
 //   1. request exemptions (exemptions.ts), first match wins
-//   2. UPDATE/DELETE must carry the stored object
-//   3. ownership, read from the stored object (the /scale target for /scale):
+//   2. the request must carry the objects the API server always sends
+//   3. ownership, read from the stored object, or for requests that carry no
+//      labels (/scale, pods/eviction, pods/binding) from the cached object:
 //      annotation -> TemplateInstance -> UID label -> owner deleting -> Template
 //   4. the Template's sync mode: off allows, revert warns, strict judges
-//   5. strict: DELETE is denied; UPDATE is denied when compare() reports a
-//      change outside ignoreFields
+//   5. strict: a DELETE (an eviction is one) is denied; an UPDATE, of the
+//      object or of a subresource, is denied when compare() reports a change
+//      outside ignoreFields. Subresources are judged as subresources.ts says.
 
 import type { KubeObject } from '../api/meta.ts'
 import { SYNC_MODES, type SyncMode } from '../api/names.ts'
@@ -43,6 +45,7 @@ import {
   type Ownership,
 } from './messages.ts'
 import { formatInstanceRef, readInstanceRef, readInstanceUid, type InstanceRef } from './ownership.ts'
+import { handlingOf, type SubresourceHandling } from './subresources.ts'
 import type { AdmissionRequest } from './types.ts'
 
 export function decide(req: AdmissionRequest, lookups: AdmissionLookups, config: AdmissionConfig): Decision {
@@ -52,10 +55,11 @@ export function decide(req: AdmissionRequest, lookups: AdmissionLookups, config:
   const exempt = firstExemption(facts)
   if (exempt !== undefined) return allow(exempt, allowMessage(exempt, target))
 
-  const missing = missingObjects(req)
+  const handling = handlingOf(req)
+  const missing = missingObjects(req, handling)
   if (missing !== undefined) return deny('MalformedRequest', malformedRequest(req.operation, missing))
 
-  const owned = resolveOwnership(facts, target)
+  const owned = resolveOwnership(facts, handling, target)
   if (isDecision(owned)) return owned
 
   switch (owned.mode) {
@@ -70,14 +74,21 @@ export function decide(req: AdmissionRequest, lookups: AdmissionLookups, config:
 
 // ---- step 2: request shape -------------------------------------------------
 
-/** UPDATE needs both objects and DELETE the stored one; the API server always sends them. */
-export function missingObjects(req: AdmissionRequest): string | undefined {
+/** What the request does to the stored object: an eviction deletes it, a binding updates it. */
+export function effectiveOperation(req: AdmissionRequest, handling: SubresourceHandling): 'UPDATE' | 'DELETE' {
+  if (handling === 'eviction') return 'DELETE'
+  return req.operation === 'DELETE' ? 'DELETE' : 'UPDATE'
+}
+
+/** UPDATE needs both objects, DELETE the stored one, a binding its Binding; the API server always sends them. */
+export function missingObjects(req: AdmissionRequest, handling: SubresourceHandling = handlingOf(req)): string | undefined {
   const hasOld = isObject(req.oldObject)
   if (req.operation === 'UPDATE') {
     if (!hasOld) return 'oldObject'
     if (!isObject(req.object)) return 'object'
   }
   if (req.operation === 'DELETE' && !hasOld) return 'oldObject'
+  if (handling === 'binding' && !isObject(req.object)) return 'object'
   return undefined
 }
 
@@ -89,12 +100,18 @@ interface Owned {
   readonly instance: TemplateInstance
   readonly mode: SyncMode
   readonly templateObject: Template
+  readonly handling: SubresourceHandling
+  /** The object that carries the ownership metadata: the stored object, or the cached one. */
+  readonly carrier: KubeObject
 }
 
-function resolveOwnership(facts: RequestFacts, target: string): Owned | Decision {
+function resolveOwnership(facts: RequestFacts, handling: SubresourceHandling, target: string): Owned | Decision {
   const { req, lookups } = facts
-  const carrier = ownershipCarrier(req, lookups)
-  if (carrier === undefined) return allow('ScaleTargetUnknown', allowMessage('ScaleTargetUnknown', target))
+  const carrier = ownershipCarrier(req, lookups, handling)
+  if (carrier === undefined) {
+    const reason: AllowReason = handling === 'scale' ? 'ScaleTargetUnknown' : 'PodNotCached'
+    return allow(reason, allowMessage(reason, target))
+  }
 
   const reading = readInstanceRef(carrier)
   if (reading.kind === 'absent') return allow('NotManaged', allowMessage('NotManaged', target))
@@ -108,7 +125,7 @@ function resolveOwnership(facts: RequestFacts, target: string): Owned | Decision
   const uidVerdict = checkOwnerUid(carrier, instance)
   if (uidVerdict !== undefined) return allow(uidVerdict, allowMessage(uidVerdict, target, owner), { owner })
 
-  if (ownerDeletingAllowsDelete(req, instance)) {
+  if (ownerDeletingAllows(req, handling, carrier, instance)) {
     return allow('OwnerDeleting', allowMessage('OwnerDeleting', target, owner), { owner })
   }
 
@@ -118,17 +135,26 @@ function resolveOwnership(facts: RequestFacts, target: string): Owned | Decision
   if (template === undefined) {
     return allow('TemplateNotFound', allowMessage('TemplateNotFound', target, owner, templateName), { owner })
   }
-  return { owner, template: templateName, instance, mode: syncModeOf(template), templateObject: template }
+  return { owner, template: templateName, instance, mode: syncModeOf(template), templateObject: template, handling, carrier }
 }
 
 /**
  * The object that carries the ownership metadata. For /scale the request
- * holds autoscaling/v1 Scale objects, which have no labels or annotations, so
- * the scaled object comes from the cache; a stale entry (other UID) is not used.
+ * holds autoscaling/v1 Scale objects, and for pods/eviction and pods/binding
+ * an Eviction or a Binding: none has the object's labels or annotations, so
+ * the object comes from the cache; a stale entry (other UID) is not used.
  */
-export function ownershipCarrier(req: AdmissionRequest, lookups: AdmissionLookups): KubeObject | undefined {
+export function ownershipCarrier(
+  req: AdmissionRequest,
+  lookups: AdmissionLookups,
+  handling: SubresourceHandling = handlingOf(req),
+): KubeObject | undefined {
   const stored = req.oldObject ?? undefined
-  if (req.subResource !== 'scale') return stored
+  if (handling === 'eviction' || handling === 'binding') {
+    const name = req.name || req.object?.metadata?.name || ''
+    return lookups.getPod?.(req.namespace ?? '', name)
+  }
+  if (handling !== 'scale') return stored
   const target = lookups.getScaleTarget?.(req.resource, req.namespace ?? '', req.name ?? '')
   if (target !== undefined && sameUid(target, stored)) return target
   // A Scale that does carry ownership (some custom scale implementations copy metadata) is used as is.
@@ -148,10 +174,24 @@ export function checkOwnerUid(carrier: KubeObject, instance: TemplateInstance): 
   return instance.metadata?.uid === labelled ? undefined : 'OwnerUidMismatch'
 }
 
-/** Cleanup of a TemplateInstance deletes what it rendered; nothing should stand in the way. */
-export function ownerDeletingAllowsDelete(req: AdmissionRequest, instance: TemplateInstance): boolean {
-  const ts = instance.metadata?.deletionTimestamp
-  return req.operation === 'DELETE' && typeof ts === 'string' && ts !== ''
+function isTerminating(obj: KubeObject | TemplateInstance | undefined): boolean {
+  const ts = obj?.metadata?.deletionTimestamp
+  return typeof ts === 'string' && ts !== ''
+}
+
+/**
+ * Cleanup of a TemplateInstance deletes what it rendered, and an object it
+ * already deleted may need updates (finalizers of other controllers) to go:
+ * nothing should stand in the way. A live object is still guarded.
+ */
+export function ownerDeletingAllows(
+  req: AdmissionRequest,
+  handling: SubresourceHandling,
+  carrier: KubeObject,
+  instance: TemplateInstance,
+): boolean {
+  if (!isTerminating(instance)) return false
+  return effectiveOperation(req, handling) === 'DELETE' || isTerminating(carrier)
 }
 
 function templateRefOf(instance: TemplateInstance, ref: InstanceRef): InstanceRef | undefined {
@@ -185,10 +225,55 @@ function chooseIgnore(lookups: AdmissionLookups, template: Template): IgnoreChoi
   }
 }
 
-/** The changes that matter for this request; /scale is judged on spec.replicas alone. */
-export function changesOf(req: AdmissionRequest, ignore: CompiledIgnore): Change[] {
-  if (req.subResource === 'scale') return compare(replicasOnly(req.oldObject), replicasOnly(req.object), ignore)
-  return compare(req.oldObject, req.object, ignore)
+/**
+ * While an object is being deleted, the finalizers of other controllers must
+ * be able to go, or it would stay in Terminating: they are exempt then, on
+ * top of the Template's list (and spec.finalizers of a Namespace, which its
+ * finalize subresource writes). Compiled once per compiled list.
+ */
+const TERMINATING_EXEMPT = Object.freeze(['metadata.finalizers'])
+const NAMESPACE_TERMINATING_EXEMPT = Object.freeze(['metadata.finalizers', 'spec.finalizers'])
+const withTerminating = new WeakMap<CompiledIgnore, { plain: CompiledIgnore; namespace: CompiledIgnore }>()
+
+function terminatingIgnore(ignore: CompiledIgnore, carrier: KubeObject): CompiledIgnore {
+  let entry = withTerminating.get(ignore)
+  if (entry === undefined) {
+    entry = {
+      plain: compileIgnoreFields([...ignore.entries, ...TERMINATING_EXEMPT]),
+      namespace: compileIgnoreFields([...ignore.entries, ...NAMESPACE_TERMINATING_EXEMPT]),
+    }
+    withTerminating.set(ignore, entry)
+  }
+  const isNamespace = carrier.kind === 'Namespace' && (carrier.apiVersion === 'v1' || carrier.apiVersion === undefined)
+  return isNamespace ? entry.namespace : entry.plain
+}
+
+/** The changes found, at most MAX_PATHS_IN_AUDIT, and whether the comparison stopped before the end. */
+interface Changes {
+  readonly changes: readonly Change[]
+  readonly more: boolean
+}
+
+/**
+ * The changes that matter for this request, collected up to the number a
+ * decision reports: /scale is judged on spec.replicas alone, a binding on the
+ * annotations it would copy onto the Pod, everything else on both objects.
+ */
+export function changesOf(req: AdmissionRequest, owned: Pick<Owned, 'handling' | 'carrier'>, ignore: CompiledIgnore): Changes {
+  const effective = isTerminating(owned.carrier) ? terminatingIgnore(ignore, owned.carrier) : ignore
+  const options = { maxChanges: MAX_PATHS_IN_AUDIT + 1 }
+  let found: Change[]
+  switch (owned.handling) {
+    case 'scale':
+      found = compare(replicasOnly(req.oldObject), replicasOnly(req.object), effective, options)
+      break
+    case 'binding':
+      found = compare(annotationsOnly(owned.carrier), boundAnnotations(owned.carrier, req.object), effective, options)
+      break
+    default:
+      found = compare(req.oldObject, req.object, effective, options)
+  }
+  return found.length > MAX_PATHS_IN_AUDIT ? { changes: found.slice(0, MAX_PATHS_IN_AUDIT), more: true } : { changes: found, more: false }
 }
 
 /** A Scale's spec.replicas is the scaled object's spec.replicas; compare it at the same path. */
@@ -197,49 +282,70 @@ function replicasOnly(scale: KubeObject | null | undefined): { spec: { replicas:
   return { spec: { replicas: isObject(spec) ? spec.replicas : undefined } }
 }
 
+function annotationsOnly(pod: KubeObject): { metadata: { annotations: unknown } } {
+  return { metadata: { annotations: pod.metadata?.annotations } }
+}
+
+/** The API server copies every annotation of the Binding onto the Pod, over the Pod's own. */
+function boundAnnotations(pod: KubeObject, binding: KubeObject | null | undefined): { metadata: { annotations: unknown } } {
+  const added = binding?.metadata?.annotations
+  if (!isObject(added) || Object.keys(added).length === 0) return annotationsOnly(pod)
+  const merged: Record<string, unknown> = {}
+  for (const source of [pod.metadata?.annotations, added]) {
+    if (!isObject(source)) continue
+    for (const k of Object.keys(source))
+      Object.defineProperty(merged, k, { value: source[k], enumerable: true, writable: true, configurable: true })
+  }
+  return { metadata: { annotations: merged } }
+}
+
 function judgeRevert(facts: RequestFacts, owned: Owned, target: string): Decision {
   const { req, lookups } = facts
-  const warn = (paths?: readonly string[]): Decision =>
+  const warn = (found?: Changes): Decision =>
     allow('SyncRevert', allowMessage('SyncRevert', target, owned.owner, owned.template), {
       owner: owned.owner,
-      warnings: [req.operation === 'DELETE' ? revertDeleteWarning(owned.owner) : revertWarning(owned.owner)],
-      changedPaths: paths,
+      warnings: [effectiveOperation(req, owned.handling) === 'DELETE' ? revertDeleteWarning(owned.owner) : revertWarning(owned.owner)],
+      changedPaths: found?.changes.map((c) => c.path),
+      morePaths: found?.more,
     })
-  if (req.operation === 'DELETE') return warn()
-  let changes: Change[]
+  if (effectiveOperation(req, owned.handling) === 'DELETE') return warn()
+  let found: Changes
   try {
-    changes = changesOf(req, chooseIgnore(lookups, owned.templateObject).ignore)
+    found = changesOf(req, owned, chooseIgnore(lookups, owned.templateObject).ignore)
   } catch {
     // Revert never denies; without a verdict the honest answer is the warning.
     return warn()
   }
-  if (changes.length === 0) {
-    return allow('NoProtectedChange', allowMessage('NoProtectedChange', target), { owner: owned.owner })
-  }
-  return warn(changes.map((c) => c.path))
+  if (found.changes.length === 0) return unchanged(owned, target)
+  return warn(found)
 }
 
 function judgeStrict(facts: RequestFacts, owned: Owned, target: string): Decision {
   const { req, lookups } = facts
   const who: Ownership = { instance: owned.owner, template: owned.template }
-  if (req.operation === 'DELETE') return deny('ProtectedObjectDeleted', deleteDenied(target, who), owned.owner)
+  if (effectiveOperation(req, owned.handling) === 'DELETE') return deny('ProtectedObjectDeleted', deleteDenied(target, who), owned.owner)
 
   let choice: IgnoreChoice
-  let changes: Change[]
+  let found: Changes
   try {
     choice = chooseIgnore(lookups, owned.templateObject)
-    changes = changesOf(req, choice.ignore)
+    found = changesOf(req, owned, choice.ignore)
   } catch {
     return deny('EvaluationFailed', evaluationFailed(target, who), owned.owner)
   }
-  if (changes.length === 0) {
-    return allow('NoProtectedChange', allowMessage('NoProtectedChange', target), { owner: owned.owner })
-  }
-  const paths = changes.map((c) => c.path)
+  if (found.changes.length === 0) return unchanged(owned, target)
+  const paths = found.changes.map((c) => c.path)
   if (choice.invalid !== undefined) {
-    return deny('IgnoreFieldsInvalid', ignoreInvalidDenied(target, who, paths, choice.invalid.message), owned.owner, paths)
+    const message = ignoreInvalidDenied(target, who, paths, choice.invalid.message, found.more)
+    return deny('IgnoreFieldsInvalid', message, owned.owner, paths, found.more)
   }
-  return deny('ProtectedFieldChanged', updateDenied(target, who, paths), owned.owner, paths)
+  return deny('ProtectedFieldChanged', updateDenied(target, who, paths, found.more), owned.owner, paths, found.more)
+}
+
+/** Nothing guarded changes; for an object being deleted, that is why it may go on. */
+function unchanged(owned: Owned, target: string): Decision {
+  const reason: AllowReason = isTerminating(owned.carrier) ? 'ObjectTerminating' : 'NoProtectedChange'
+  return allow(reason, allowMessage(reason, target), { owner: owned.owner })
 }
 
 // ---- decision builders ------------------------------------------------------
@@ -248,6 +354,7 @@ interface AllowExtras {
   readonly owner?: string
   readonly warnings?: readonly string[]
   readonly changedPaths?: readonly string[] | undefined
+  readonly morePaths?: boolean | undefined
 }
 
 function allow(reason: AllowReason, message: string, extras: AllowExtras = {}): Decision {
@@ -258,10 +365,11 @@ function allow(reason: AllowReason, message: string, extras: AllowExtras = {}): 
     ...(extras.owner !== undefined && { owner: extras.owner }),
     ...(extras.warnings !== undefined && { warnings: extras.warnings }),
     ...(extras.changedPaths !== undefined && { changedPaths: extras.changedPaths }),
+    ...(extras.morePaths === true && { morePaths: true }),
   }
 }
 
-function deny(reason: DenyReason, message: string, owner?: string, paths?: readonly string[]): Decision {
+function deny(reason: DenyReason, message: string, owner?: string, paths?: readonly string[], more?: boolean): Decision {
   const audit: Record<string, string> = { [AUDIT_REASON]: reason }
   if (owner !== undefined) audit[AUDIT_INSTANCE] = owner
   if (paths !== undefined && paths.length > 0) audit[AUDIT_PATHS] = JSON.stringify(paths.slice(0, MAX_PATHS_IN_AUDIT))
@@ -272,6 +380,7 @@ function deny(reason: DenyReason, message: string, owner?: string, paths?: reado
     auditAnnotations: audit,
     ...(owner !== undefined && { owner }),
     ...(paths !== undefined && { changedPaths: paths }),
+    ...(more === true && { morePaths: true }),
   }
 }
 

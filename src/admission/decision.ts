@@ -13,15 +13,15 @@ export const ALLOW_REASONS = Object.freeze([
   'OperatorIdentity',
   /** CREATE or CONNECT: nothing stored is being changed. */
   'OperationNotGuarded',
-  /** The status subresource belongs to controllers, never to the Template. */
-  'StatusSubresource',
+  /** A subresource that changes nothing a Template renders (exec, logs, tokens, proxies); see subresources.ts. */
+  'SubresourceNotGuarded',
   /** The namespace controller is emptying a namespace being deleted. */
   'NamespaceController',
   /** The garbage collector is cascading a deletion or dropping its finalizers. */
   'GarbageCollector',
   /** The object's namespace is terminating; blocking would wedge the namespace. */
   'NamespaceTerminating',
-  /** The object is already being deleted; blocking updates could only wedge it. */
+  /** The object is being deleted and nothing but its finalizers (or nothing guarded) changes. */
   'ObjectTerminating',
   /** No instance-ref annotation on the stored object: not rendered by template-sync. */
   'NotManaged',
@@ -29,13 +29,15 @@ export const ALLOW_REASONS = Object.freeze([
   'OwnerRefMalformed',
   /** A /scale request whose target object is not known to the caches. */
   'ScaleTargetUnknown',
+  /** An eviction or binding of a Pod that is not in the cache of rendered Pods. */
+  'PodNotCached',
   /** The TemplateInstance named by instance-ref does not exist. */
   'OwnerNotFound',
   /** The stored object lacks the instance-uid label: ownership was never established. */
   'OwnerUidMissing',
   /** A TemplateInstance of that name exists, but it is not the one that rendered the object. */
   'OwnerUidMismatch',
-  /** DELETE while the owning TemplateInstance is being deleted. */
+  /** DELETE (or an UPDATE of an object already being deleted) while the owning TemplateInstance is being deleted. */
   'OwnerDeleting',
   /** The owning TemplateInstance references a Template that does not exist. */
   'TemplateNotFound',
@@ -71,8 +73,10 @@ interface DecisionFields {
   readonly warnings?: readonly string[]
   /** Keys without "/": the API server prefixes them with the webhook name. */
   readonly auditAnnotations?: Readonly<Record<string, string>>
-  /** Every changed path that decided the outcome, in ignoreFields syntax. */
+  /** The changed paths that decided the outcome, in ignoreFields syntax: the first MAX_PATHS_IN_AUDIT. */
   readonly changedPaths?: readonly string[]
+  /** More paths changed than changedPaths holds; the comparison stopped looking. */
+  readonly morePaths?: boolean
   /** "<namespace>/<name>" of the owning TemplateInstance, once known. */
   readonly owner?: string
 }
@@ -94,6 +98,12 @@ export interface AdmissionLookups {
    * Without this lookup, /scale requests are allowed as ScaleTargetUnknown.
    */
   getScaleTarget?(resource: GroupVersionResource, namespace: string, name: string): KubeObject | undefined
+  /**
+   * A rendered Pod, for pods/eviction and pods/binding: an Eviction or a
+   * Binding carries none of the Pod's labels or annotations. Without this
+   * lookup they are allowed as PodNotCached.
+   */
+  getPod?(namespace: string, name: string): KubeObject | undefined
 }
 
 export interface AdmissionConfig {
@@ -108,5 +118,8 @@ export const AUDIT_PATHS = 'paths'
 
 /** How many changed paths a denial message lists before "and N more". */
 export const MAX_PATHS_IN_MESSAGE = 5
-/** How many changed paths go into the audit annotation. */
+/**
+ * How many changed paths go into the audit annotation. It is also the most the
+ * comparison collects: a denial needs one change, its message and audit a few.
+ */
 export const MAX_PATHS_IN_AUDIT = 20

@@ -5,6 +5,7 @@
 // checks that read the stored object.
 
 import type { AdmissionConfig, AdmissionLookups, AllowReason } from './decision.ts'
+import { handlingOf } from './subresources.ts'
 import type { AdmissionRequest } from './types.ts'
 
 export const NAMESPACE_CONTROLLER = 'system:serviceaccount:kube-system:namespace-controller'
@@ -29,12 +30,21 @@ export const byOperatorIdentity: Exemption = ({ req, config }) => {
   return name !== undefined && config.operatorUsernames.includes(name) ? 'OperatorIdentity' : undefined
 }
 
-/** CREATE changes nothing stored (and is the adoption path); CONNECT is exec/attach/proxy. */
-export const byUnguardedOperation: Exemption = ({ req }) =>
-  req.operation === 'CREATE' || req.operation === 'CONNECT' ? 'OperationNotGuarded' : undefined
+/**
+ * CREATE changes nothing stored (and is the adoption path); CONNECT is
+ * exec/attach/proxy. Except the CREATEs that change another object: an
+ * Eviction deletes a Pod, a Binding writes into one.
+ */
+export const byUnguardedOperation: Exemption = ({ req }) => {
+  if (req.operation === 'CONNECT') return 'OperationNotGuarded'
+  if (req.operation !== 'CREATE') return undefined
+  const handling = handlingOf(req)
+  return handling === 'eviction' || handling === 'binding' ? undefined : 'OperationNotGuarded'
+}
 
-/** Status is written by controllers and never rendered. */
-export const byStatusSubresource: Exemption = ({ req }) => (req.subResource === 'status' ? 'StatusSubresource' : undefined)
+/** Subresources that change nothing a Template renders (subresources.ts says which, and why). */
+export const byUnguardedSubresource: Exemption = ({ req }) =>
+  req.subResource !== undefined && handlingOf(req) === 'exempt' ? 'SubresourceNotGuarded' : undefined
 
 /** Deleting a namespace must be able to empty it. */
 export const byNamespaceController: Exemption = ({ req }) => (username(req) === NAMESPACE_CONTROLLER ? 'NamespaceController' : undefined)
@@ -46,23 +56,17 @@ export const byGarbageCollector: Exemption = ({ req }) => (username(req) === GAR
 export const byTerminatingNamespace: Exemption = ({ req, lookups }) =>
   req.namespace !== undefined && req.namespace !== '' && lookups.isNamespaceTerminating(req.namespace) ? 'NamespaceTerminating' : undefined
 
-/**
- * Once an object is being deleted, updates can only be finalizer removals or
- * changes that vanish with it; the reconciler re-creates it if still rendered.
- */
-export const byTerminatingObject: Exemption = ({ req }) => {
-  const ts = req.oldObject?.metadata?.deletionTimestamp
-  return typeof ts === 'string' && ts !== '' ? 'ObjectTerminating' : undefined
-}
+// An object that is being deleted is not exempt here: it can sit in
+// Terminating for as long as another controller's finalizer holds it, and
+// strict still holds for it then. decide.ts lets its finalizers change.
 
 export const REQUEST_EXEMPTIONS: readonly Exemption[] = Object.freeze([
   byOperatorIdentity,
   byUnguardedOperation,
-  byStatusSubresource,
+  byUnguardedSubresource,
   byNamespaceController,
   byGarbageCollector,
   byTerminatingNamespace,
-  byTerminatingObject,
 ])
 
 export function firstExemption(facts: RequestFacts): AllowReason | undefined {

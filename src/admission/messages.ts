@@ -13,9 +13,13 @@ export function describeTarget(req: AdmissionRequest): string {
   return req.namespace ? `${what} ${req.namespace}/${name}` : `${what} ${name}`
 }
 
-/** The first paths, then "and N more". */
-export function listPaths(paths: readonly string[], max: number = MAX_PATHS_IN_MESSAGE): string {
+/**
+ * The first paths, then "and N more". `more` says the comparison stopped
+ * before the end, so N is only the least there are.
+ */
+export function listPaths(paths: readonly string[], max: number = MAX_PATHS_IN_MESSAGE, more = false): string {
   const shown = paths.slice(0, max).join(', ')
+  if (more) return `${shown} and at least ${Math.max(paths.length - max, 0) + 1} more`
   return paths.length > max ? `${shown} and ${paths.length - max} more` : shown
 }
 
@@ -36,16 +40,16 @@ export function deleteDenied(target: string, o: Ownership): string {
   )
 }
 
-export function updateDenied(target: string, o: Ownership, paths: readonly string[]): string {
+export function updateDenied(target: string, o: Ownership, paths: readonly string[], more = false): string {
   return (
-    `${managedBy(target, o)} and this change touches protected fields: ${listPaths(paths)}. ` +
+    `${managedBy(target, o)} and this change touches protected fields: ${listPaths(paths, MAX_PATHS_IN_MESSAGE, more)}. ` +
     `To make it, edit Template ${o.template}, add the paths to its sync.ignoreFields, or change its sync.mode.`
   )
 }
 
-export function ignoreInvalidDenied(target: string, o: Ownership, paths: readonly string[], problem: string): string {
+export function ignoreInvalidDenied(target: string, o: Ownership, paths: readonly string[], problem: string, more = false): string {
   return (
-    `${managedBy(target, o)} and this change touches fields: ${listPaths(paths)}. ` +
+    `${managedBy(target, o)} and this change touches fields: ${listPaths(paths, MAX_PATHS_IN_MESSAGE, more)}. ` +
     `The Template's sync.ignoreFields is invalid (${problem}), so no field is exempt until it is fixed. ` +
     `Fix sync.ignoreFields in Template ${o.template}, or change its sync.mode.`
   )
@@ -81,8 +85,8 @@ export function allowMessage(reason: AllowReason, target: string, owner?: string
       return 'request made by the operator'
     case 'OperationNotGuarded':
       return 'CREATE and CONNECT are not guarded'
-    case 'StatusSubresource':
-      return 'the status subresource is not guarded'
+    case 'SubresourceNotGuarded':
+      return `${target} changes nothing a Template renders`
     case 'NamespaceController':
       return 'the namespace controller is emptying a namespace'
     case 'GarbageCollector':
@@ -90,13 +94,15 @@ export function allowMessage(reason: AllowReason, target: string, owner?: string
     case 'NamespaceTerminating':
       return `the namespace of ${target} is terminating`
     case 'ObjectTerminating':
-      return `${target} is already being deleted`
+      return `${target} is being deleted and nothing but its finalizers changes outside sync.ignoreFields`
     case 'NotManaged':
       return `${target} carries no instance-ref annotation`
     case 'OwnerRefMalformed':
       return `the instance-ref annotation of ${target} is not "<namespace>/<name>"`
     case 'ScaleTargetUnknown':
       return `the object behind ${target} is not in the cache of managed objects`
+    case 'PodNotCached':
+      return `the Pod behind ${target} is not in the cache of rendered Pods`
     case 'OwnerNotFound':
       return `TemplateInstance ${owner ?? '?'} named by ${target} does not exist`
     case 'OwnerUidMissing':

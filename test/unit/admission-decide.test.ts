@@ -112,6 +112,8 @@ interface World {
   template?: Template | undefined
   terminating?: string[]
   scaleTarget?: KubeObject
+  /** A rendered Pod in the cache (for evictions and bindings). */
+  pod?: KubeObject
   /** Replace getIgnore, e.g. with one that throws. */
   getIgnore?: AdmissionLookups['getIgnore']
 }
@@ -122,6 +124,7 @@ function lookups(w: World = {}): AdmissionLookups {
   deepFreeze(instance)
   deepFreeze(template)
   deepFreeze(w.scaleTarget)
+  deepFreeze(w.pod)
   const base: AdmissionLookups = {
     getInstance: (ns, name) =>
       instance !== undefined && instance.metadata?.namespace === ns && instance.metadata?.name === name ? instance : undefined,
@@ -134,6 +137,10 @@ function lookups(w: World = {}): AdmissionLookups {
     const target = w.scaleTarget
     base.getScaleTarget = (res, ns, name) =>
       res.resource === 'deployments' && ns === target.metadata?.namespace && name === target.metadata?.name ? target : undefined
+  }
+  if (w.pod !== undefined) {
+    const pod = w.pod
+    base.getPod = (ns, name) => (ns === pod.metadata?.namespace && name === pod.metadata?.name ? pod : undefined)
   }
   return base
 }
@@ -197,9 +204,40 @@ const cases: Case[] = [
     want: { allowed: true, reason: 'OperationNotGuarded' },
   },
   {
-    name: 'the status subresource is never guarded',
+    name: 'a status UPDATE that changes only status is allowed',
     req: () => update((o) => (o.status = { phase: 'x' }), { subResource: 'status' }),
-    want: { allowed: true, reason: 'StatusSubresource' },
+    want: { allowed: true, reason: 'NoProtectedChange' },
+  },
+  {
+    name: 'a status UPDATE that rewrites instance-ref is denied (the API server keeps metadata changes made through /status)',
+    req: () => update((o) => (o.metadata!.annotations![ANNOTATION_INSTANCE_REF] = 'team-a/ghost'), { subResource: 'status' }),
+    world: { template: aTemplate('strict', ['metadata.annotations']) },
+    want: { allowed: false, reason: 'ProtectedFieldChanged', paths: [`metadata.annotations['${ANNOTATION_INSTANCE_REF}']`] },
+  },
+  {
+    name: 'a status UPDATE that changes a label outside ignoreFields is denied',
+    req: () => update((o) => (o.metadata!.labels!.app = 'other'), { subResource: 'status' }),
+    want: { allowed: false, reason: 'ProtectedFieldChanged', paths: ['metadata.labels.app'] },
+  },
+  {
+    name: 'a status UPDATE that changes an ignored annotation is allowed',
+    req: () => update((o) => (o.metadata!.annotations!.note = 'y'), { subResource: 'status' }),
+    world: { template: aTemplate('strict', ['metadata.annotations']) },
+    want: { allowed: true, reason: 'NoProtectedChange' },
+  },
+  {
+    name: 'an unknown subresource is compared in full',
+    req: () => update(changeData, { subResource: 'something-new' }),
+    want: { allowed: false, reason: 'ProtectedFieldChanged', paths: ['data.owner'] },
+  },
+  {
+    name: 'pods/exec is not guarded even as an UPDATE-shaped request',
+    req: () => {
+      const req = update(changeData, { subResource: 'exec' })
+      req.resource = { group: '', version: 'v1', resource: 'pods' }
+      return req
+    },
+    want: { allowed: true, reason: 'SubresourceNotGuarded' },
   },
   {
     name: 'the namespace controller may delete a strict object',
@@ -243,6 +281,59 @@ const cases: Case[] = [
         }),
         object: managedConfigMap((o) => (o.metadata!.deletionTimestamp = '2026-01-01T00:00:00Z')),
       }),
+    want: { allowed: true, reason: 'ObjectTerminating' },
+  },
+  {
+    name: 'an object held in Terminating by another finalizer is still guarded outside its finalizers',
+    req: () =>
+      request({
+        old: managedConfigMap((o) => {
+          o.metadata!.deletionTimestamp = '2026-01-01T00:00:00Z'
+          o.metadata!.finalizers = ['example.com/cleanup']
+        }),
+        object: managedConfigMap((o) => {
+          o.metadata!.deletionTimestamp = '2026-01-01T00:00:00Z'
+          o.metadata!.finalizers = ['example.com/cleanup']
+          changeData(o)
+        }),
+      }),
+    want: { allowed: false, reason: 'ProtectedFieldChanged', paths: ['data.owner'] },
+  },
+  {
+    name: 'an object being deleted may change anything while its owner is being deleted too',
+    req: () =>
+      request({
+        old: managedConfigMap((o) => (o.metadata!.deletionTimestamp = '2026-01-01T00:00:00Z')),
+        object: managedConfigMap((o) => {
+          o.metadata!.deletionTimestamp = '2026-01-01T00:00:00Z'
+          changeData(o)
+        }),
+      }),
+    world: { instance: anInstance((i) => (i.metadata!.deletionTimestamp = '2026-01-01T00:00:00Z')) },
+    want: { allowed: true, reason: 'OwnerDeleting' },
+  },
+  {
+    name: 'a DELETE of an object already being deleted is still denied',
+    req: () => request({ operation: 'DELETE', old: managedConfigMap((o) => (o.metadata!.deletionTimestamp = '2026-01-01T00:00:00Z')) }),
+    want: { allowed: false, reason: 'ProtectedObjectDeleted' },
+  },
+  {
+    name: 'a terminating Namespace may lose spec.finalizers through namespaces/finalize',
+    req: () => {
+      const ns = (fin: string[]): KubeObject => {
+        const o = managedConfigMap((c) => (c.metadata!.deletionTimestamp = '2026-01-01T00:00:00Z')) as KubeObject
+        o.kind = 'Namespace'
+        delete o.data
+        delete o.metadata!.namespace
+        o.spec = { finalizers: fin }
+        return o
+      }
+      const req = request({ old: ns(['kubernetes']), object: ns([]), subResource: 'finalize' })
+      req.kind = { group: '', version: 'v1', kind: 'Namespace' }
+      req.resource = { group: '', version: 'v1', resource: 'namespaces' }
+      delete req.namespace
+      return req
+    },
     want: { allowed: true, reason: 'ObjectTerminating' },
   },
   // ownership
@@ -681,4 +772,134 @@ t.test('getIgnore sees the live Template and may throw FieldPathError', async (t
   )
   t.equal(seen, template)
   t.equal(d.reason, 'IgnoreFieldsInvalid')
+})
+
+// ---- Pods: eviction, binding, ephemeral containers, resize -------------------------------
+
+function aPod(mutate: (p: KubeObject) => void = () => {}): KubeObject {
+  const p = managedConfigMap() as KubeObject
+  p.kind = 'Pod'
+  p.metadata!.name = 'web-0'
+  p.metadata!.uid = 'pod-uid'
+  delete p.data
+  p.spec = { containers: [{ name: 'app', image: 'nginx', resources: { requests: { cpu: '100m' } } }] }
+  mutate(p)
+  return p
+}
+
+function podRequest(subResource: string, operation: Operation, object: KubeObject | null, old: KubeObject | null): AdmissionRequest {
+  const req = request({ operation, subResource, object, old })
+  req.kind = { group: '', version: 'v1', kind: object?.kind ?? 'Pod' }
+  req.resource = { group: '', version: 'v1', resource: 'pods' }
+  req.name = 'web-0'
+  return req
+}
+
+const eviction = (): AdmissionRequest =>
+  podRequest('eviction', 'CREATE', { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'web-0', namespace: 'team-a' } }, null)
+
+const binding = (annotations?: Record<string, string>): AdmissionRequest =>
+  podRequest(
+    'binding',
+    'CREATE',
+    {
+      apiVersion: 'v1',
+      kind: 'Binding',
+      metadata: { name: 'web-0', namespace: 'team-a', ...(annotations ? { annotations } : {}) },
+      target: { apiVersion: 'v1', kind: 'Node', name: 'node-1' },
+    },
+    null,
+  )
+
+t.test('pods/eviction of a strict Pod is judged as its DELETE', async (t) => {
+  const d = judge(t, eviction(), lookups({ pod: aPod() }))
+  t.equal(d.allowed, false)
+  t.equal(d.reason, 'ProtectedObjectDeleted')
+  t.match(d.message, /^pods\/eviction team-a\/web-0 is managed by TemplateInstance team-a\/app1 .* and cannot be deleted/)
+})
+
+t.test('pods/eviction follows the DELETE rules: revert warns, owner deleting allows, unmanaged or uncached allows', async (t) => {
+  const revert = judge(t, eviction(), lookups({ pod: aPod(), template: aTemplate('revert') }))
+  t.equal(revert.reason, 'SyncRevert')
+  t.strictSame(revert.warnings, ['this change will be reverted by TemplateInstance team-a/app1'])
+  const deleting = anInstance((i) => (i.metadata!.deletionTimestamp = '2026-01-01T00:00:00Z'))
+  t.equal(judge(t, eviction(), lookups({ pod: aPod(), instance: deleting })).reason, 'OwnerDeleting')
+  t.equal(judge(t, eviction(), lookups({ pod: aPod((p) => delete p.metadata!.annotations) })).reason, 'NotManaged')
+  t.equal(judge(t, eviction(), lookups()).reason, 'PodNotCached', 'no Pod lookup at all')
+  t.equal(judge(t, eviction(), lookups({ pod: aPod((p) => (p.metadata!.name = 'other')) })).reason, 'PodNotCached')
+  t.equal(judge(t, eviction(), lookups({ pod: aPod(), template: aTemplate('off') })).reason, 'SyncOff')
+})
+
+t.test('pods/binding is judged on the annotations it copies onto the Pod', async (t) => {
+  const pod = aPod()
+  t.equal(judge(t, binding(), lookups({ pod })).reason, 'NoProtectedChange', 'the scheduler binds without annotations')
+  const hijack = judge(
+    t,
+    binding({ [ANNOTATION_INSTANCE_REF]: 'team-a/ghost' }),
+    lookups({ pod, template: aTemplate('strict', ['metadata']) }),
+  )
+  t.equal(hijack.allowed, false, 'rewriting instance-ref through a Binding is denied, whatever ignoreFields says')
+  t.strictSame(hijack.changedPaths, [`metadata.annotations['${ANNOTATION_INSTANCE_REF}']`])
+  const added = judge(t, binding({ 'example.com/x': 'y' }), lookups({ pod }))
+  t.equal(added.reason, 'ProtectedFieldChanged')
+  t.strictSame(added.changedPaths, [`metadata.annotations['example.com/x']`])
+  t.equal(
+    judge(t, binding({ 'example.com/x': 'y' }), lookups({ pod, template: aTemplate('strict', ['metadata.annotations']) })).reason,
+    'NoProtectedChange',
+    'an annotation inside ignoreFields may be set',
+  )
+  t.equal(judge(t, binding({ note: 'x' }), lookups({ pod })).reason, 'NoProtectedChange', 'the same value is no change')
+  t.equal(judge(t, binding({ a: 'b' }), lookups()).reason, 'PodNotCached')
+})
+
+t.test('the older bindings resource is judged like pods/binding', async (t) => {
+  const req = binding({ [ANNOTATION_INSTANCE_REF]: 'team-a/ghost' })
+  delete req.subResource
+  req.resource = { group: '', version: 'v1', resource: 'bindings' }
+  t.equal(judge(t, req, lookups({ pod: aPod() })).reason, 'ProtectedFieldChanged')
+})
+
+t.test('a binding without its Binding object cannot be judged', async (t) => {
+  t.equal(judge(t, podRequest('binding', 'CREATE', null, null), lookups({ pod: aPod() })).reason, 'MalformedRequest')
+})
+
+t.test('pods/ephemeralcontainers and pods/resize are judged like UPDATEs of the Pod', async (t) => {
+  const debug = aPod((p) => ((p.spec as Record<string, unknown>).ephemeralContainers = [{ name: 'dbg', image: 'busybox' }]))
+  const eph = judge(t, podRequest('ephemeralcontainers', 'UPDATE', debug, aPod()))
+  t.equal(eph.reason, 'ProtectedFieldChanged')
+  t.strictSame(eph.changedPaths, ['spec.ephemeralContainers'])
+  const bigger = aPod((p) => ((p.spec as { containers: { resources: unknown }[] }).containers[0]!.resources = { requests: { cpu: '2' } }))
+  const resize = judge(t, podRequest('resize', 'UPDATE', bigger, aPod()))
+  t.equal(resize.reason, 'ProtectedFieldChanged')
+  t.strictSame(resize.changedPaths, ['spec.containers[0].resources.requests.cpu'])
+  t.equal(
+    judge(t, podRequest('resize', 'UPDATE', bigger, aPod()), lookups({ template: aTemplate('strict', ['spec.containers[*].resources']) }))
+      .reason,
+    'NoProtectedChange',
+  )
+})
+
+// ---- bounded comparison ----------------------------------------------------------------
+
+t.test('the comparison stops after the paths a decision reports', async (t) => {
+  const d = judge(
+    t,
+    update((o) => {
+      for (let i = 0; i < 500; i++) o.data[`k${i}`] = 'x'
+    }),
+  )
+  t.equal(d.allowed, false)
+  t.equal(d.changedPaths?.length, 20, 'twenty paths kept')
+  t.equal(d.morePaths, true, 'and the decision says there are more')
+  t.match(d.message, /data\.k0, data\.k1, data\.k2, data\.k3, data\.k4 and at least 16 more\. To make it/)
+  t.equal(JSON.parse(d.auditAnnotations?.paths ?? '[]').length, 20)
+  const few = judge(
+    t,
+    update((o) => {
+      for (let i = 0; i < 20; i++) o.data[`k${i}`] = 'x'
+    }),
+  )
+  t.equal(few.changedPaths?.length, 20)
+  t.equal(few.morePaths, undefined, 'exactly twenty: nothing more')
+  t.match(few.message, /and 15 more\./)
 })

@@ -4,10 +4,9 @@ import {
   byGarbageCollector,
   byNamespaceController,
   byOperatorIdentity,
-  byStatusSubresource,
   byTerminatingNamespace,
-  byTerminatingObject,
   byUnguardedOperation,
+  byUnguardedSubresource,
   firstExemption,
   GARBAGE_COLLECTOR,
   NAMESPACE_CONTROLLER,
@@ -18,6 +17,7 @@ import type { AdmissionRequest } from '../../src/admission/types.ts'
 import { compileIgnoreFields } from '../../src/fieldpath/compile.ts'
 
 const OPERATOR = 'system:serviceaccount:template-sync:template-sync'
+const pods = { group: '', version: 'v1', resource: 'pods' }
 
 function facts(patch: Partial<AdmissionRequest> = {}, terminating: string[] = []): RequestFacts {
   const req: AdmissionRequest = {
@@ -45,11 +45,10 @@ t.test('the exemptions run in a fixed, documented order', async (t) => {
   t.strictSame(REQUEST_EXEMPTIONS, [
     byOperatorIdentity,
     byUnguardedOperation,
-    byStatusSubresource,
+    byUnguardedSubresource,
     byNamespaceController,
     byGarbageCollector,
     byTerminatingNamespace,
-    byTerminatingObject,
   ])
   t.ok(Object.isFrozen(REQUEST_EXEMPTIONS))
 })
@@ -85,16 +84,30 @@ const rows: Row[] = [
     ],
   },
   {
-    name: 'CREATE and CONNECT are not guarded',
+    name: 'CREATE and CONNECT are not guarded, except a CREATE that evicts or binds a Pod',
     check: byUnguardedOperation,
     yes: facts({ operation: 'CONNECT' }),
-    no: [facts({ operation: 'UPDATE' }), facts({ operation: 'DELETE' })],
+    no: [
+      facts({ operation: 'UPDATE' }),
+      facts({ operation: 'DELETE' }),
+      facts({ operation: 'CREATE', resource: pods, subResource: 'eviction' }),
+      facts({ operation: 'CREATE', resource: pods, subResource: 'binding' }),
+      facts({ operation: 'CREATE', resource: { group: '', version: 'v1', resource: 'bindings' } }),
+    ],
   },
   {
-    name: 'status subresource only',
-    check: byStatusSubresource,
-    yes: facts({ subResource: 'status' }),
-    no: [facts({ subResource: 'scale' }), facts({ subResource: 'ephemeralcontainers' }), facts()],
+    name: 'subresources that change nothing rendered',
+    check: byUnguardedSubresource,
+    yes: facts({ resource: pods, subResource: 'exec' }),
+    no: [
+      facts({ subResource: 'status' }),
+      facts({ subResource: 'scale' }),
+      facts({ resource: pods, subResource: 'ephemeralcontainers' }),
+      facts({ resource: pods, subResource: 'resize' }),
+      facts({ resource: pods, subResource: 'eviction' }),
+      facts({ subResource: 'made-up' }),
+      facts(),
+    ],
   },
   {
     name: 'namespace controller by exact username',
@@ -114,12 +127,6 @@ const rows: Row[] = [
     yes: facts({}, ['team-a']),
     no: [facts({}, ['team-b']), facts({ namespace: '' }, ['']), facts({ namespace: undefined }, ['team-a'])],
   },
-  {
-    name: 'stored object already being deleted',
-    check: byTerminatingObject,
-    yes: facts({ oldObject: { metadata: { deletionTimestamp: '2026-01-01T00:00:00Z' } } }),
-    no: [facts(), facts({ oldObject: null }), facts({ object: { metadata: { deletionTimestamp: '2026-01-01T00:00:00Z' } } })],
-  },
 ]
 
 for (const r of rows) {
@@ -131,4 +138,27 @@ for (const r of rows) {
 
 t.test('CREATE is not guarded', async (t) => {
   t.equal(byUnguardedOperation(facts({ operation: 'CREATE' })), 'OperationNotGuarded')
+})
+
+t.test('an object being deleted is not exempt by itself', async (t) => {
+  t.equal(firstExemption(facts({ oldObject: { metadata: { deletionTimestamp: '2026-01-01T00:00:00Z' } } })), undefined)
+})
+
+t.test('the unguarded subresources: tokens, logs, exec, attach, port-forward, proxies', async (t) => {
+  for (const [resource, sub] of [
+    ['serviceaccounts', 'token'],
+    ['pods', 'log'],
+    ['pods', 'exec'],
+    ['pods', 'attach'],
+    ['pods', 'portforward'],
+    ['pods', 'proxy'],
+    ['services', 'proxy'],
+    ['nodes', 'proxy'],
+  ] as const) {
+    t.equal(
+      byUnguardedSubresource(facts({ resource: { group: '', version: 'v1', resource }, subResource: sub })),
+      'SubresourceNotGuarded',
+      `${resource}/${sub}`,
+    )
+  }
 })
