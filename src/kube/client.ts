@@ -27,7 +27,13 @@ export interface RequestInit {
   contentType?: string
   signal?: AbortSignal
   timeoutMs?: number
+  /** Accept header; application/json unless set (e.g. to ask for PartialObjectMetadata). */
+  accept?: string
 }
+
+/** Accept headers that make the API server send metadata only (PartialObjectMetadata / ...List). */
+export const ACCEPT_METADATA_LIST = 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json'
+export const ACCEPT_METADATA = 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io,application/json'
 
 export interface WatchEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR'
@@ -96,7 +102,7 @@ export class KubeClient {
     // re-reads rotating service-account tokens, so call it per request.
     await this.kubeConfig.applyToHTTPSOptions(opts)
     const headers = (opts.headers ?? {}) as Record<string, string>
-    headers['Accept'] = 'application/json'
+    headers['Accept'] = init.accept ?? 'application/json'
     headers['User-Agent'] = this.userAgent
     if (init.body !== undefined) headers['Content-Type'] = init.contentType ?? 'application/json'
     opts.headers = headers
@@ -170,8 +176,18 @@ export class KubeClient {
    * Resolves when the server closes the stream (normal at timeoutSeconds),
    * rejects on transport errors or a non-200 status.
    */
-  async watch(path: string, query: Query, onEvent: (e: WatchEvent) => void, signal?: AbortSignal): Promise<void> {
-    const res = await this.send('GET', path, { query: { ...query, watch: true }, ...(signal ? { signal } : {}) })
+  async watch(
+    path: string,
+    query: Query,
+    onEvent: (e: WatchEvent) => void,
+    signal?: AbortSignal,
+    opts: { readonly accept?: string } = {},
+  ): Promise<void> {
+    const res = await this.send('GET', path, {
+      query: { ...query, watch: true },
+      ...(signal ? { signal } : {}),
+      ...(opts.accept ? { accept: opts.accept } : {}),
+    })
     const status = res.statusCode ?? 0
     if (status !== 200) {
       const chunks: Buffer[] = []

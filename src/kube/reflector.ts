@@ -8,7 +8,7 @@
 // Handlers are synchronous and should only enqueue work.
 
 import { EventEmitter } from 'node:events'
-import type { KubeClient, WatchEvent } from './client.ts'
+import { ACCEPT_METADATA, ACCEPT_METADATA_LIST, type KubeClient, type WatchEvent } from './client.ts'
 import { KubeApiError } from './errors.ts'
 import { deepFreeze } from './freeze.ts'
 import { objectKey, ObjectStore } from './store.ts'
@@ -46,6 +46,11 @@ export interface ReflectorOptions<T> {
   maxBackoffMs?: number
   /** Page size of the initial list. */
   pageSize?: number
+  /**
+   * List and watch PartialObjectMetadata: the API server sends apiVersion,
+   * kind and metadata only, for caches that never read spec or status.
+   */
+  metadataOnly?: boolean
   /** Called with a description of every recovery action (for logs and metrics). */
   onRecover?: (what: 'relist-gone' | 'reconnect' | 'stall' | 'error', detail: string) => void
   name?: string
@@ -77,7 +82,9 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
 
 export class Reflector<T extends KubeObjectLike = KubeObjectLike> {
   private readonly client: KubeClient
-  private readonly opts: Required<Omit<ReflectorOptions<T>, 'labelSelector' | 'fieldSelector' | 'transform' | 'onRecover'>> &
+  private readonly opts: Required<
+    Omit<ReflectorOptions<T>, 'labelSelector' | 'fieldSelector' | 'transform' | 'onRecover' | 'metadataOnly'>
+  > &
     ReflectorOptions<T>
   private readonly store = new ObjectStore<T>()
   private readonly emitter = new EventEmitter()
@@ -199,6 +206,7 @@ export class Reflector<T extends KubeObjectLike = KubeObjectLike> {
           fieldSelector: this.opts.fieldSelector,
         },
         signal,
+        ...(this.opts.metadataOnly ? { accept: ACCEPT_METADATA_LIST } : {}),
       })
       for (const item of page.items ?? []) {
         const obj = this.prepare(item)
@@ -292,6 +300,7 @@ export class Reflector<T extends KubeObjectLike = KubeObjectLike> {
           }
         },
         ac.signal,
+        this.opts.metadataOnly ? { accept: ACCEPT_METADATA } : {},
       )
     } catch (e) {
       if (gone) return 'gone'

@@ -6,6 +6,8 @@
 // never turn into an allow. Tests drive the app with inject; server.ts gives
 // it a socket.
 
+import type { Socket } from 'node:net'
+import type { TLSSocket, Server as TlsServer } from 'node:tls'
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
@@ -19,17 +21,32 @@ import { decide } from '../admission/decide.ts'
 import type { AdmissionConfig, AdmissionLookups, Decision } from '../admission/decision.ts'
 import { parseReview, toResponse } from '../admission/envelope.ts'
 import type { AdmissionReview } from '../admission/types.ts'
+import { BodyRefused, readBody } from './body-reader.ts'
+import { admitConnection, clientAuthTlsOptions, type ClientAuth } from './client-auth.ts'
 import { logDecision, resultOf } from './decision-log.ts'
-import { BodyError, MAX_JSON_DEPTH, parseJsonBody } from './json-body.ts'
+import { BodyError, MAX_JSON_DEPTH, MAX_JSON_VALUES, parseJsonBody } from './json-body.ts'
+import { MemoryBudget } from './memory-budget.ts'
 import type { WebhookMetrics } from './metrics.ts'
+import { expectationRefusal, protocolRefusal, rawResponse, type ProtocolRefusal } from './protocol-errors.ts'
+
+const MiB = 1024 * 1024
 
 /**
- * Largest request body accepted, in bytes. See docs/webhook.md: an UPDATE
- * review carries the object twice, and the API server's JSON encoder turns
- * each of <, >, & and control characters into a six-byte escape, so a
- * ConfigMap at its 1 MiB data limit can arrive as far more than 2 MiB.
+ * Largest request body accepted, in bytes: the largest review the API server
+ * can send (docs/webhook-limits.md has the arithmetic). A stored object is at
+ * most 2 MiB, because kube-apiserver's etcd client sends at most 2 MiB per
+ * request; the API server writes JSON with Go's encoder, which can make a
+ * byte of a string six (`<` becomes `\u003c`); an UPDATE carries the object
+ * twice; the envelope adds userInfo, which comes from at most 1 MiB of the
+ * original request's headers, six times over at worst, and a little more.
  */
-export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024
+export const MAX_STORED_OBJECT_BYTES = 2 * MiB
+export const JSON_ESCAPE_FACTOR = 6
+export const MAX_USER_INFO_BYTES = JSON_ESCAPE_FACTOR * MiB
+export const DEFAULT_BODY_LIMIT = 2 * JSON_ESCAPE_FACTOR * MAX_STORED_OBJECT_BYTES + MAX_USER_INFO_BYTES + 64 * 1024
+
+/** Bodies up to this size are small: a slice of the memory budget is kept for them. */
+export const SMALL_BODY_BYTES = MiB
 
 export interface WebhookTls {
   readonly key: string | Buffer
@@ -55,12 +72,30 @@ export interface WebhookAppOptions {
   readonly isDraining?: () => boolean
   /** Serve HTTPS with this pair; without it the app is plain HTTP (inject tests). */
   readonly tls?: WebhookTls
+  /** Require a client certificate from this CA (and one of these names) at the TLS layer. */
+  readonly clientAuth?: ClientAuth
   readonly bodyLimit?: number
   readonly maxDepth?: number
+  readonly maxValues?: number
+  /** Bytes of bodies held at once while they arrive; a body that does not fit is answered 503. */
+  readonly budget?: MemoryBudget
+  /** Open connections at most; more are dropped before the TLS handshake. */
+  readonly maxConnections?: number
   /** Whole-request deadline (slow senders). The API server's own timeout is at most 30 s. */
   readonly requestTimeoutMs?: number
+  /**
+   * Deadline for the headers of a request, counted from the connection's start
+   * for its first request: a connection that says nothing is closed this soon.
+   */
+  readonly headersTimeoutMs?: number
   /** Idle keep-alive; longer than the 90 s idle timeout of Go HTTP clients, so the server never closes first. */
   readonly keepAliveTimeoutMs?: number
+  /**
+   * A new connection must complete the headers of its first request this soon
+   * after the handshake, or it is closed. The API server writes its request at
+   * once; a connection that says nothing only holds memory.
+   */
+  readonly firstRequestTimeoutMs?: number
   /** Deadline for a TLS handshake to complete. */
   readonly handshakeTimeoutMs?: number
 }
@@ -83,6 +118,8 @@ const REASON_BY_CODE: Readonly<Record<number, string>> = {
   408: 'Timeout',
   413: 'RequestEntityTooLarge',
   415: 'UnsupportedMediaType',
+  417: 'ExpectationFailed',
+  431: 'RequestHeaderFieldsTooLarge',
   503: 'ServiceUnavailable',
 }
 
@@ -111,9 +148,16 @@ interface RouteOptions {
   readonly deps: WebhookAppOptions
   readonly bodyLimit: number
   readonly maxDepth: number
+  readonly maxValues: number
+  readonly budget: MemoryBudget
 }
 
-const validateRoute: FastifyPluginAsync<RouteOptions> = async (app, { deps, bodyLimit, maxDepth }) => {
+function declaredLength(header: string | undefined): number | undefined {
+  if (header === undefined || !/^\d{1,15}$/.test(header)) return undefined
+  return Number(header)
+}
+
+const validateRoute: FastifyPluginAsync<RouteOptions> = async (app, { deps, bodyLimit, maxDepth, maxValues, budget }) => {
   const { lookups, config, metrics } = deps
   const reject = (reply: FastifyReply, code: number, cause: string, message: string): StatusBody => {
     metrics.rejected.inc({ code: String(code), cause })
@@ -121,14 +165,25 @@ const validateRoute: FastifyPluginAsync<RouteOptions> = async (app, { deps, body
     return statusBody(code, message)
   }
 
-  // Only JSON; any other media type is answered 415 by Fastify.
+  // Only JSON; any other media type is answered 415 by Fastify. The body is
+  // read by readBody (limit, memory budget, UTF-8) and parsed within bounds.
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (_req, body, done) => {
-    try {
-      done(null, parseJsonBody(body as string, maxDepth))
-    } catch (err) {
-      done(err as Error, undefined)
-    }
+  app.addContentTypeParser('application/json', (request, payload, done) => {
+    readBody(payload, { declared: declaredLength(request.headers['content-length']), limit: bodyLimit, budget }).then(
+      (body) => {
+        let parsed: unknown
+        try {
+          parsed = parseJsonBody(body.text, maxDepth, maxValues)
+        } catch (err) {
+          done(err as Error, undefined)
+          return
+        } finally {
+          body.release()
+        }
+        done(null, parsed)
+      },
+      (err: unknown) => done(err as Error, undefined),
+    )
   })
 
   app.post('/validate', async (request, reply): Promise<AdmissionReview | StatusBody> => {
@@ -163,16 +218,24 @@ const validateRoute: FastifyPluginAsync<RouteOptions> = async (app, { deps, body
   })
 }
 
+/** The default budget: room for two of the largest bodies, with 8 MiB kept for small ones. */
+export function defaultBudget(bodyLimit: number): MemoryBudget {
+  const reservedForSmall = Math.min(8 * MiB, bodyLimit)
+  return new MemoryBudget({ capacity: 2 * bodyLimit + reservedForSmall, smallBytes: SMALL_BODY_BYTES, reservedForSmall })
+}
+
 export function buildWebhookApp(deps: WebhookAppOptions): FastifyInstance {
   const bodyLimit = deps.bodyLimit ?? DEFAULT_BODY_LIMIT
+  const budget = deps.budget ?? defaultBudget(bodyLimit)
   const requestTimeout = deps.requestTimeoutMs ?? 30_000
+  const headersTimeout = Math.min(deps.headersTimeoutMs ?? 5_000, requestTimeout)
   // Node checks request deadlines on a timer (30 s by default), so a slow
   // client could hold a socket for twice the deadline; these are set at
   // construction, which is the only time Node reads them.
   const socketTimeouts = {
     requestTimeout,
-    headersTimeout: Math.min(10_000, requestTimeout),
-    connectionsCheckingInterval: Math.max(250, Math.min(5_000, Math.floor(requestTimeout / 4))),
+    headersTimeout,
+    connectionsCheckingInterval: Math.max(250, Math.min(1_000, Math.floor(headersTimeout / 4))),
   }
   const common = {
     loggerInstance: deps.log,
@@ -187,6 +250,7 @@ export function buildWebhookApp(deps: WebhookAppOptions): FastifyInstance {
     // During close, requests arriving on open connections get a prompt 503 instead of waiting on a closing socket.
     return503OnClosing: true,
     forceCloseConnections: 'idle' as const,
+    clientErrorHandler: (err: Error & { code?: string }, socket: Socket): void => answerProtocolError(deps, err, socket),
   }
   const app = (deps.tls
     ? Fastify({
@@ -196,24 +260,26 @@ export function buildWebhookApp(deps: WebhookAppOptions): FastifyInstance {
           key: deps.tls.key,
           cert: deps.tls.cert,
           minVersion: 'TLSv1.2',
-          handshakeTimeout: deps.handshakeTimeoutMs ?? 10_000,
+          handshakeTimeout: deps.handshakeTimeoutMs ?? 5_000,
+          ...clientAuthTlsOptions(deps.clientAuth),
         },
       })
     : Fastify({ ...common, http: socketTimeouts })) as unknown as FastifyInstance
+  guardConnections(app, deps)
 
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const code = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500
-    const cause = err instanceof BodyError ? err.problem : (CAUSE_BY_FASTIFY_CODE[err.code] ?? (code >= 500 ? 'Internal' : 'BadRequest'))
+    const cause =
+      err instanceof BodyError || err instanceof BodyRefused
+        ? err.problem
+        : (CAUSE_BY_FASTIFY_CODE[err.code] ?? (code >= 500 ? 'Internal' : 'BadRequest'))
     deps.metrics.rejected.inc({ code: String(code), cause })
-    let message = err.message
-    if (cause === 'UnsupportedMediaType') {
-      message = `content type ${JSON.stringify(String(request.headers['content-type'] ?? '').slice(0, 100))} is not supported; send application/json`
-    } else if (cause === 'BodyTooLarge') {
-      message = `the request body exceeds the limit of ${bodyLimit} bytes`
-    } else if (code >= 500) {
-      message = 'internal error in the template-sync webhook; see its logs'
-    }
-    if (code >= 500) request.log.error({ err }, 'request failed')
+    // A body left unread must not be drained to keep the connection: close it after the answer.
+    if (err instanceof BodyRefused) reply.header('connection', 'close')
+    if (cause === 'Busy') reply.header('retry-after', '1')
+    const message = errorMessage(err, cause, code, String(request.headers['content-type'] ?? ''), bodyLimit)
+    if (cause === 'Busy') request.log.warn({ cause, code }, 'request refused: memory budget for bodies in flight is used up')
+    else if (code >= 500) request.log.error({ err }, 'request failed')
     else request.log.info({ cause, code, problem: message }, 'request rejected')
     reply.code(code)
     return statusBody(code, message)
@@ -223,6 +289,97 @@ export function buildWebhookApp(deps: WebhookAppOptions): FastifyInstance {
     reply.code(404)
     return statusBody(404, `no route ${request.method} ${request.url.slice(0, 100)}; admission reviews go to POST /validate`)
   })
-  void app.register(validateRoute, { deps, bodyLimit, maxDepth: deps.maxDepth ?? MAX_JSON_DEPTH })
+  void app.register(validateRoute, {
+    deps,
+    bodyLimit,
+    maxDepth: deps.maxDepth ?? MAX_JSON_DEPTH,
+    maxValues: deps.maxValues ?? MAX_JSON_VALUES,
+    budget,
+  })
   return app
+}
+
+/** What an error answer says. Our own errors name no data; anything else is rephrased or kept generic. */
+function errorMessage(err: FastifyError, cause: string, code: number, contentType: string, bodyLimit: number): string {
+  if (err instanceof BodyError || err instanceof BodyRefused) return err.message
+  if (cause === 'UnsupportedMediaType')
+    return `content type ${JSON.stringify(contentType.slice(0, 100))} is not supported; send application/json`
+  if (cause === 'BodyTooLarge') return `the request body exceeds the limit of ${bodyLimit} bytes`
+  if (code >= 500) return 'internal error in the template-sync webhook; see its logs'
+  return err.message
+}
+
+function statusJson(refusal: ProtocolRefusal): string {
+  return JSON.stringify(statusBody(refusal.code, refusal.message))
+}
+
+/** Bytes that never became a request: answered with a Status body, then the connection is closed. */
+function answerProtocolError(deps: WebhookAppOptions, err: Error & { code?: string }, socket: Socket): void {
+  // A reset connection has nobody to answer (Node's own rule for clientError).
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  const refusal = protocolRefusal(err.code)
+  deps.metrics.rejected.inc({ code: String(refusal.code), cause: refusal.cause })
+  deps.log.info({ cause: refusal.cause, code: refusal.code, problem: err.code }, 'request rejected')
+  if (socket.writable) socket.end(rawResponse(refusal.code, statusJson(refusal)))
+  else socket.destroy()
+}
+
+/**
+ * Connection-level bounds: a cap on open connections (the rest are dropped
+ * before any TLS work), names checked on client certificates, and clear
+ * answers to an unknown Expect header.
+ */
+function guardConnections(app: FastifyInstance, deps: WebhookAppOptions): void {
+  const server = app.server as unknown as TlsServer
+  const max = deps.maxConnections
+  if (max !== undefined) server.maxConnections = max
+  server.on('drop', () => deps.metrics.rejected.inc({ code: '0', cause: 'TooManyConnections' }))
+
+  // Near the cap, idle keep-alive connections make room: the API server opens a new one when it needs it.
+  let open = 0
+  let lastReap = 0
+  server.on('connection', (socket: Socket) => {
+    open++
+    socket.once('close', () => open--)
+    if (max !== undefined && open >= Math.ceil(max * 0.9) && Date.now() - lastReap > 1_000) {
+      lastReap = Date.now()
+      app.server.closeIdleConnections()
+    }
+  })
+
+  const firstRequestMs = deps.firstRequestTimeoutMs ?? 3_000
+  const waiting = new WeakMap<Socket, NodeJS.Timeout>()
+  const expectRequest = (socket: Socket): void => {
+    const timer = setTimeout(() => {
+      deps.metrics.rejected.inc({ code: '0', cause: 'NoRequest' })
+      socket.destroy()
+    }, firstRequestMs)
+    timer.unref()
+    waiting.set(socket, timer)
+    socket.once('close', () => clearTimeout(timer))
+  }
+  server.on(deps.tls !== undefined ? 'secureConnection' : 'connection', expectRequest)
+  app.server.on('request', (req: { socket: Socket }) => {
+    const timer = waiting.get(req.socket)
+    if (timer === undefined) return
+    clearTimeout(timer)
+    waiting.delete(req.socket)
+  })
+  if (deps.tls !== undefined) {
+    // With a listener, closing the socket is ours to do (Node only does it when nobody listens).
+    server.on('tlsClientError', (_err: Error, socket: TLSSocket) => {
+      deps.metrics.rejected.inc({ code: '0', cause: 'TlsHandshake' })
+      socket.destroy()
+    })
+    server.prependListener('secureConnection', (socket: TLSSocket) => {
+      if (!admitConnection(socket, deps.clientAuth)) deps.metrics.rejected.inc({ code: '0', cause: 'ClientNameNotAllowed' })
+    })
+  }
+  app.server.on('checkExpectation', (_req, res) => {
+    const refusal = expectationRefusal()
+    deps.metrics.rejected.inc({ code: String(refusal.code), cause: refusal.cause })
+    const body = statusJson(refusal)
+    res.writeHead(refusal.code, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' })
+    res.end(body)
+  })
 }

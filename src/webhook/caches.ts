@@ -1,8 +1,13 @@
 // The webhook's informer caches: Templates, TemplateInstances and Namespaces
-// in every namespace, plus the labelled targets of /scale requests. Each is a
-// Reflector (list+watch with relist, backoff and a stall watchdog) whose
-// objects are cut down by transforms.ts. The admission path reads them through
-// `lookups` and never calls the API server.
+// in every namespace, plus the labelled targets of /scale requests and the
+// labelled Pods (for evictions and bindings). Each is a Reflector (list+watch
+// with relist, backoff and a stall watchdog) whose objects are cut down by
+// transforms.ts. The admission path reads them through `lookups` and never
+// calls the API server.
+//
+// The scale targets and Pods are watched as PartialObjectMetadata: only their
+// metadata is read, and a full Deployment in every watch event of every write
+// cost the webhook more CPU than judging the write.
 
 import type { Logger } from 'pino'
 import type { AdmissionLookups } from '../admission/decision.ts'
@@ -14,7 +19,7 @@ import type { KubeClient } from '../kube/client.ts'
 import { Reflector, type ReflectorOptions } from '../kube/reflector.ts'
 import { IgnoreCache } from './ignore-cache.ts'
 import { createLookups, scaleTargetKey, type StoreReader } from './lookups.ts'
-import { slimInstance, slimNamespace, slimScaleTarget, slimTemplate, type SlimNamespace } from './transforms.ts'
+import { slimInstance, slimNamespace, slimPod, slimScaleTarget, slimTemplate, type SlimNamespace } from './transforms.ts'
 
 export interface ScaleTargetResource {
   /** "" for the core group. */
@@ -39,6 +44,8 @@ export interface WebhookCachesOptions {
   readonly log: Logger
   /** Kinds whose /scale requests are judged; [] turns the scale caches off. */
   readonly scaleTargets?: readonly ScaleTargetResource[]
+  /** Cache the rendered Pods for pods/eviction and pods/binding (default true; needs list/watch on pods). */
+  readonly pods?: boolean
   /** Reflector timings (tests shorten them). */
   readonly tuning?: Tuning
   /** Called once per Template generation whose ignoreFields does not compile. */
@@ -54,6 +61,7 @@ export class WebhookCaches {
   readonly namespaces: Reflector<SlimNamespace>
   /** By "<group>/<resource>". */
   readonly scaleTargets: ReadonlyMap<string, Reflector<KubeObject>>
+  readonly pods: Reflector<KubeObject> | undefined
   readonly ignore: IgnoreCache
   readonly lookups: AdmissionLookups
   private readonly log: Logger
@@ -90,11 +98,22 @@ export class WebhookCaches {
           path: collectionPath(r.group, r.version, r.resource),
           // Only rendered objects carry the instance label; the rest of the cluster is not cached.
           labelSelector: LABEL_INSTANCE,
+          metadataOnly: true,
           transform: slimScaleTarget,
         }),
       )
     }
     this.scaleTargets = scale
+    this.pods =
+      (opts.pods ?? true)
+        ? new Reflector<KubeObject>(opts.client, {
+            ...base('pods'),
+            path: collectionPath('', 'v1', 'pods'),
+            labelSelector: LABEL_INSTANCE,
+            metadataOnly: true,
+            transform: slimPod,
+          })
+        : undefined
     this.ignore = new IgnoreCache(opts.onIgnoreCompileError ? { onCompileError: opts.onIgnoreCompileError } : {})
     // A deleted Template's compiled entry would otherwise stay until the process ends.
     this.templates.on('delete', (t) => this.ignore.forget(t.metadata?.uid))
@@ -105,12 +124,15 @@ export class WebhookCaches {
       namespaces: this.namespaces,
       ignore: this.ignore,
       scaleTargets: scaleReaders,
+      ...(this.pods !== undefined && { pods: this.pods }),
     })
   }
 
   /** Every reflector, for readiness and metrics. */
   all(): Reflector<KubeObject>[] {
-    return [this.templates, this.instances, this.namespaces, ...this.scaleTargets.values()] as Reflector<KubeObject>[]
+    const all = [this.templates, this.instances, this.namespaces, ...this.scaleTargets.values()] as Reflector<KubeObject>[]
+    if (this.pods !== undefined) all.push(this.pods)
+    return all
   }
 
   start(): this {

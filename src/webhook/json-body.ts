@@ -2,8 +2,25 @@
 // a ConfigMap may legally hold a key named "__proto__", and refusing it would
 // deny a real request. JSON.parse creates such keys as own properties, and
 // the admission code reads objects with own-property checks only, so nothing
-// reaches a prototype. Nesting is bounded before parsing, because V8 parses a
-// deeply nested body far more slowly per byte than a flat one.
+// reaches a prototype.
+//
+// Before anything is parsed, the cost is bounded: nesting and the number of
+// values are checked against what the API server can ever send (the figures
+// and their arithmetic are in docs/webhook-limits.md). A body within those
+// bounds parses in bounded time and memory; one beyond them is refused with
+// 400 before V8 spends anything on it.
+//
+// Two things are done on the way that do not change any verdict:
+// - metadata.managedFields of object and oldObject is cut out of the text and
+//   never parsed. It is about half of a real object and the decision never
+//   reads it (server-managed). The cut is verified after parsing: a sentinel
+//   that must land exactly at the two managedFields positions, otherwise the
+//   whole text is parsed again as it came.
+// - integers beyond 2^53 are parsed losslessly (as BigInt), so that
+//   9007199254740993 and 9007199254740992 are not the same value. Only bodies
+//   that contain a run of 16 digits pay for it.
+
+import { randomInt } from 'node:crypto'
 
 /**
  * Deepest nesting accepted. The API server encodes objects with Go's
@@ -12,7 +29,15 @@
  */
 export const MAX_JSON_DEPTH = 10_002
 
-export type BodyProblem = 'EmptyBody' | 'TooDeep' | 'InvalidJSON'
+/**
+ * Most JSON values (objects, arrays and scalars, keys not counted) accepted
+ * in one body: two stored objects of at most 2 MiB each at two bytes per
+ * value at the densest, plus 64 Ki values for the envelope. See
+ * docs/webhook-limits.md.
+ */
+export const MAX_JSON_VALUES = 2 * ((2 * 1024 * 1024) / 2) + 64 * 1024
+
+export type BodyProblem = 'EmptyBody' | 'TooDeep' | 'TooManyValues' | 'InvalidJSON'
 
 export class BodyError extends Error {
   override readonly name = 'BodyError'
@@ -25,6 +50,13 @@ export class BodyError extends Error {
   }
 }
 
+export interface BodyLimits {
+  readonly maxDepth: number
+  readonly maxValues: number
+}
+
+export const DEFAULT_BODY_LIMITS: BodyLimits = Object.freeze({ maxDepth: MAX_JSON_DEPTH, maxValues: MAX_JSON_VALUES })
+
 /** Opening brackets anywhere in the text, strings included: an upper bound of the nesting depth. */
 function countOpenings(text: string, stopAbove: number): number {
   let n = 0
@@ -32,6 +64,18 @@ function countOpenings(text: string, stopAbove: number): number {
     for (let i = text.indexOf(ch); i >= 0; i = text.indexOf(ch, i + 1)) if (++n > stopAbove) return n
   }
   return n
+}
+
+/** Index of the quote that closes the string opened at `open`, or -1. */
+function closingQuote(text: string, open: number): number {
+  let j = open
+  for (;;) {
+    j = text.indexOf('"', j + 1)
+    if (j < 0) return -1
+    let backslashes = 0
+    for (let k = j - 1; text.charCodeAt(k) === 0x5c; k--) backslashes++
+    if (backslashes % 2 === 0) return j
+  }
 }
 
 /**
@@ -44,39 +88,193 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   // (most reviews) nests less, or is malformed and refused by the parser.
   // Otherwise: too few opening brackets to nest that deep.
   if (text.length <= 2 * max + 1 || countOpenings(text, max) <= max) return false
+  return scan(text, max, Number.POSITIVE_INFINITY) === 'TooDeep'
+}
+
+/**
+ * True when valid text may hold more than max JSON values. The count is an
+ * upper bound: every value but the first of a container follows a comma, and
+ * every container opens with a bracket.
+ */
+export function hasMoreValuesThan(text: string, max: number): boolean {
+  // Every value takes at least one character and all but the last a separator.
+  if ((text.length + 1) / 2 <= max) return false
+  return scan(text, Number.POSITIVE_INFINITY, max) === 'TooManyValues'
+}
+
+/** One pass outside strings, stopping at the first bound exceeded. */
+function scan(text: string, maxDepth: number, maxValues: number): 'TooDeep' | 'TooManyValues' | undefined {
   let depth = 0
+  let values = 1
   const n = text.length
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i)
     if (c === 0x22) {
-      // Jump to the closing quote: one that is not preceded by an odd run of backslashes.
-      let j = i
-      for (;;) {
-        j = text.indexOf('"', j + 1)
-        if (j < 0) return false
-        let backslashes = 0
-        for (let k = j - 1; text.charCodeAt(k) === 0x5c; k--) backslashes++
-        if (backslashes % 2 === 0) break
-      }
+      const j = closingQuote(text, i)
+      if (j < 0) return undefined
       i = j
     } else if (c === 0x7b || c === 0x5b) {
-      if (++depth > max) return true
+      if (++depth > maxDepth) return 'TooDeep'
+      if (++values > maxValues) return 'TooManyValues'
     } else if (c === 0x7d || c === 0x5d) {
       depth--
+    } else if (c === 0x2c) {
+      if (++values > maxValues) return 'TooManyValues'
     }
+  }
+  return undefined
+}
+
+function checkBounds(text: string, limits: BodyLimits): void {
+  const shortEnough = text.length <= 2 * limits.maxDepth + 1 && (text.length + 1) / 2 <= limits.maxValues
+  if (shortEnough) return
+  const depthPossible = text.length > 2 * limits.maxDepth + 1 && countOpenings(text, limits.maxDepth) > limits.maxDepth
+  const problem = scan(text, depthPossible ? limits.maxDepth : Number.POSITIVE_INFINITY, limits.maxValues)
+  if (problem === 'TooDeep') throw new BodyError('TooDeep', `the request body nests deeper than ${limits.maxDepth} levels`)
+  if (problem === 'TooManyValues') {
+    throw new BodyError(
+      'TooManyValues',
+      `the request body holds more than ${limits.maxValues} JSON values, more than two objects the API server can store`,
+    )
+  }
+}
+
+// ---- managedFields ---------------------------------------------------------
+
+const MANAGED_FIELDS = '"managedFields":['
+
+/** Index just after the array opened at `open`, or -1 when it does not close. Strings are skipped whole. */
+function endOfArray(text: string, open: number): number {
+  let depth = 0
+  const n = text.length
+  for (let i = open; i < n; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 0x22) {
+      const j = closingQuote(text, i)
+      if (j < 0) return -1
+      i = j
+    } else if (c === 0x5b || c === 0x7b) {
+      depth++
+    } else if (c === 0x5d || c === 0x7d) {
+      if (--depth === 0) return i + 1
+    }
+  }
+  return -1
+}
+
+// A number no request can predict: where it lands after parsing proves where a cut was made.
+// No run of 16 digits in it, so it does not send the body down the lossless path.
+const SENTINEL_TEXT = `-${randomInt(1_000_000, 10_000_000)}.${randomInt(1_000_000, 10_000_000)}e-${randomInt(100, 300)}`
+const SENTINEL = Number(SENTINEL_TEXT)
+
+interface Elided {
+  readonly text: string
+  readonly cuts: number
+}
+
+/** The text with at most two managedFields arrays replaced by the sentinel, or undefined when there is none. */
+export function elideManagedFields(text: string): Elided | undefined {
+  let at = text.indexOf(MANAGED_FIELDS)
+  if (at < 0) return undefined
+  const parts: string[] = []
+  let from = 0
+  let cuts = 0
+  // A review holds two objects: a third occurrence is not one of theirs, and the verification would fail anyway.
+  while (at >= 0 && cuts < 2) {
+    const open = at + MANAGED_FIELDS.length - 1
+    const end = endOfArray(text, open)
+    if (end < 0) return undefined
+    parts.push(text.slice(from, open), SENTINEL_TEXT)
+    cuts++
+    from = end
+    at = text.indexOf(MANAGED_FIELDS, end)
+  }
+  parts.push(text.slice(from))
+  return { text: parts.join(''), cuts }
+}
+
+type Rec = Record<string, unknown>
+
+const rec = (v: unknown): Rec | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Rec) : undefined)
+
+/**
+ * True when every cut landed at request.object.metadata.managedFields or
+ * request.oldObject.metadata.managedFields; those are then set to undefined
+ * (absent to every reader), keeping the objects' shape.
+ */
+function restoreCuts(parsed: unknown, cuts: number): boolean {
+  const request = rec(rec(parsed)?.request)
+  const metas = [rec(rec(request?.object)?.metadata), rec(rec(request?.oldObject)?.metadata)]
+  let found = 0
+  for (const meta of metas) if (meta !== undefined && Object.hasOwn(meta, 'managedFields') && meta.managedFields === SENTINEL) found++
+  if (found !== cuts) return false
+  for (const meta of metas) if (meta !== undefined && meta.managedFields === SENTINEL) meta.managedFields = undefined
+  return true
+}
+
+// ---- integers beyond 2^53 --------------------------------------------------
+
+/**
+ * True when the text has a run of at least 16 digits, the shortest an integer
+ * beyond 2^53 can be. Such a run covers a position that is a multiple of 16,
+ * so only every 16th character is looked at until a digit turns up.
+ */
+export function hasLongDigitRun(text: string): boolean {
+  const n = text.length
+  for (let i = 15; i < n; i += 16) {
+    const c = text.charCodeAt(i)
+    if (c < 0x30 || c > 0x39) continue
+    let start = i
+    while (start > 0 && isDigit(text.charCodeAt(start - 1))) start--
+    let end = i + 1
+    while (end < n && isDigit(text.charCodeAt(end))) end++
+    if (end - start >= 16) return true
   }
   return false
 }
 
-/** Parses a request body; throws BodyError (HTTP 400) saying what is wrong. */
-export function parseJsonBody(text: string, maxDepth: number = MAX_JSON_DEPTH): unknown {
-  if (!/\S/.test(text)) throw new BodyError('EmptyBody', 'the request body is empty; expected an AdmissionReview')
-  if (nestsDeeperThan(text, maxDepth)) throw new BodyError('TooDeep', `the request body nests deeper than ${maxDepth} levels`)
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39
+}
+
+const INTEGER = /^-?\d+$/
+
+/** JSON.parse's reviver sees each number's source text; an integer it cannot hold exactly becomes a BigInt. */
+function losslessInteger(_key: string, value: unknown, context?: { source?: string }): unknown {
+  if (typeof value === 'number' && !Number.isSafeInteger(value) && Number.isInteger(value)) {
+    const source = context?.source
+    if (source !== undefined && INTEGER.test(source)) return BigInt(source)
+  }
+  return value
+}
+
+function parseText(text: string): unknown {
   try {
+    if (hasLongDigitRun(text)) return JSON.parse(text, losslessInteger as (key: string, value: unknown) => unknown)
     return JSON.parse(text)
   } catch (err) {
     // V8's message may quote part of the body, which can be Secret data: keep only the position.
     const at = /position (\d+)/.exec((err as Error).message)?.[1]
     throw new BodyError('InvalidJSON', `the request body is not valid JSON${at === undefined ? '' : ` (error at character ${at})`}`)
   }
+}
+
+/** Parses a request body; throws BodyError (HTTP 400) saying what is wrong. */
+export function parseJsonBody(text: string, maxDepth: number = MAX_JSON_DEPTH, maxValues: number = MAX_JSON_VALUES): unknown {
+  if (!/\S/.test(text)) throw new BodyError('EmptyBody', 'the request body is empty; expected an AdmissionReview')
+  const limits: BodyLimits = { maxDepth, maxValues }
+  const elided = elideManagedFields(text)
+  if (elided !== undefined) {
+    checkBounds(elided.text, limits)
+    let parsed: unknown
+    try {
+      parsed = parseText(elided.text)
+    } catch {
+      parsed = undefined
+    }
+    if (parsed !== undefined && restoreCuts(parsed, elided.cuts)) return parsed
+    // The cut was not where it should be, or the text is broken: judge the body exactly as it came.
+  }
+  checkBounds(text, limits)
+  return parseText(text)
 }

@@ -23,6 +23,8 @@ export interface LookupSources {
   readonly ignore: IgnoreCache
   /** Scale targets by "<group>/<resource>" (core group empty), e.g. "apps/deployments". */
   readonly scaleTargets?: ReadonlyMap<string, StoreReader<KubeObject>>
+  /** Rendered Pods (for evictions and bindings). */
+  readonly pods?: StoreReader<KubeObject>
 }
 
 export const scaleTargetKey = (group: string, resource: string): string => `${group}/${resource}`
@@ -40,5 +42,6 @@ export function createLookups(src: LookupSources): AdmissionLookups {
     },
     getScaleTarget: (resource: GroupVersionResource, namespace: string, name: string): KubeObject | undefined =>
       src.scaleTargets?.get(scaleTargetKey(resource.group, resource.resource))?.get(namespace, name),
+    ...(src.pods !== undefined && { getPod: (namespace: string, name: string) => src.pods?.get(namespace, name) }),
   }
 }

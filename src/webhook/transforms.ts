@@ -108,3 +108,26 @@ export function slimScaleTarget(raw: Raw): KubeObject {
   if (annotations !== undefined) metadata.annotations = annotations
   return { metadata }
 }
+
+/**
+ * A rendered Pod, for pods/eviction and pods/binding: an Eviction or a Binding
+ * carries none of the Pod's metadata. The ownership labels are kept, and every
+ * annotation, because a binding is judged on the annotations it would change.
+ */
+export function slimPod(raw: Raw): KubeObject {
+  const metadata = slimMeta(raw.metadata, false)
+  const m = record(raw.metadata)
+  const labels = pick(m?.labels, OWNERSHIP_LABELS)
+  if (labels !== undefined) metadata.labels = labels
+  const annotations = record(m?.annotations)
+  if (annotations !== undefined) {
+    const kept: Record<string, string> = {}
+    for (const k of Object.keys(annotations)) {
+      const v = str(annotations[k])
+      // defineProperty keeps an annotation named "__proto__" as data.
+      if (v !== undefined) Object.defineProperty(kept, k, { value: v, enumerable: true, writable: true, configurable: true })
+    }
+    metadata.annotations = kept
+  }
+  return { metadata }
+}

@@ -10,6 +10,8 @@ import { connect as tlsConnect } from 'node:tls'
 import pino from 'pino'
 import { mintCA, mintServingCert } from '../../src/certs/mint.ts'
 import { buildWebhookApp, DEFAULT_BODY_LIMIT } from '../../src/webhook/app.ts'
+import { MAX_JSON_VALUES } from '../../src/webhook/json-body.ts'
+import { MemoryBudget } from '../../src/webhook/memory-budget.ts'
 import { createWebhookMetrics } from '../../src/webhook/metrics.ts'
 import { admissionReview, renderedDeployment, syntheticCaches } from '../../src/webhook/synthetic.ts'
 
@@ -38,6 +40,7 @@ const app = buildWebhookApp({
   tls: { key: certs.key, cert: certs.cert },
   requestTimeoutMs: 1_500,
   handshakeTimeoutMs: 1_000,
+  firstRequestTimeoutMs: 1_000,
 })
 await app.listen({ host: '127.0.0.1', port: 0 })
 t.teardown(() => app.close())
@@ -489,6 +492,190 @@ t.test('prototype keys are data, not prototype changes', async (t) => {
     'a __proto__ key cannot turn a denial into an allow',
   )
   t.equal(({} as Record<string, unknown>).polluted, undefined, 'Object.prototype untouched')
+})
+
+/** The Status body after the headers of a raw answer. */
+function statusOf(text: string): { kind?: string; code?: number; message?: string } | undefined {
+  try {
+    return JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as { kind?: string; code?: number; message?: string }
+  } catch {
+    return undefined
+  }
+}
+
+t.test('protocol-level refusals answer at once, with a Status that says what was wrong', async (t) => {
+  const cases: [string, string, number, RegExp][] = [
+    ['garbage request line', 'HELLO\r\n\r\n', 400, /HTTP method/],
+    ['bad HTTP version', 'POST /validate HTTP/9.9\r\nHost: x\r\n\r\n', 400, /not HTTP\/1\.1/],
+    ['header without colon', 'POST /validate HTTP/1.1\r\nHost x\r\n\r\n', 400, /header name/],
+    ['one huge header', `POST /validate HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`, 431, /headers exceed/],
+    [
+      'a flood of small headers',
+      `POST /validate HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 4000 }, (_, i) => `X-H${i}: v`).join('\r\n')}\r\n\r\n`,
+      431,
+      /headers exceed/,
+    ],
+    ['invalid content length', 'POST /validate HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', 400, /Content-Length/],
+    [
+      'length and chunked',
+      'POST /validate HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      400,
+      /Content-Length|Transfer-Encoding/,
+    ],
+    [
+      'bad chunk size',
+      'POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+      400,
+      /chunk size/,
+    ],
+    [
+      'an Expect the server cannot meet',
+      'POST /validate HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+      417,
+      /Expect/,
+    ],
+  ]
+  for (const [name, bytes, code, message] of cases) {
+    const started = performance.now()
+    const res = await rawTls(bytes, { waitMs: 5_000 })
+    const ms = performance.now() - started
+    t.equal(res.status, code, `${name}: ${code}`)
+    const status = statusOf(res.text)
+    t.equal(status?.kind, 'Status', `${name}: a Status body`)
+    t.match(status?.message, message, `${name}: says what was wrong`)
+    t.ok(ms < 1_000, `${name}: answered at once, not at a timeout (${Math.round(ms)} ms)`)
+    count()
+  }
+  await stillServing(t, 'after protocol errors')
+})
+
+t.test('a connection that completes TLS and then says nothing is closed within a second', async (t) => {
+  const started = performance.now()
+  const closed = await new Promise<boolean>((resolve) => {
+    const s = tlsConnect({ host: '127.0.0.1', port, ca: certs.ca })
+    s.on('close', () => resolve(true))
+    s.on('error', () => undefined)
+    setTimeout(() => {
+      s.destroy()
+      resolve(false)
+    }, 5_000).unref()
+  })
+  t.ok(closed, 'closed by the server')
+  t.ok(
+    performance.now() - started < 3_000,
+    `after the first-request deadline, not the 100 s keep-alive (${Math.round(performance.now() - started)} ms)`,
+  )
+  count()
+})
+
+t.test('values beyond what the API server can send are refused before parsing', async (t) => {
+  // The 31 MiB review of dense [{},{},...] scaled down to what the body limit lets through: far more values than two stored objects hold.
+  const dense = `[${'{},'.repeat(MAX_JSON_VALUES)}{}]`
+  const review = allowReview().replace('"spec":{', `"spec":{"dense":${dense},`)
+  const started = performance.now()
+  const res = await post(review)
+  assertRejected(t, 'dense values', res.status, res.body, 400)
+  t.match(res.body, /more than \d+ JSON values/)
+  t.ok(performance.now() - started < 5_000, 'answered without parsing')
+  count()
+  await stillServing(t, 'after dense values')
+})
+
+t.test('two large arrays that differ everywhere are judged at the cost of the first differences', async (t) => {
+  const n = 300_000
+  const withValues = (offset: number): Record<string, unknown> => {
+    const o = structuredClone(stored) as Record<string, unknown> & { spec: Record<string, unknown> }
+    o.spec.values = Array.from({ length: n }, (_, i) => i + offset)
+    return o
+  }
+  const res = await post(JSON.stringify(admissionReview({ operation: 'UPDATE', object: withValues(1), oldObject: withValues(0) })))
+  t.equal(res.status, 200)
+  const response = (
+    JSON.parse(res.body) as { response: { allowed: boolean; status?: { message?: string }; auditAnnotations?: Record<string, string> } }
+  ).response
+  t.equal(response.allowed, false, 'denied')
+  t.match(response.status?.message, /spec\.values\[0\], .* and at least 16 more/)
+  t.equal((JSON.parse(response.auditAnnotations?.paths ?? '[]') as string[]).length, 20, 'twenty paths, not 300,000')
+  await stillServing(t, 'after two arrays that differ everywhere')
+})
+
+t.test('an integer beyond 2^53 that changes by one is a change', async (t) => {
+  const grace = (v: string): string =>
+    JSON.stringify(admissionReview({ operation: 'UPDATE', object: stored, oldObject: stored })).replace(
+      /"terminationGracePeriodSeconds":30/g,
+      `"terminationGracePeriodSeconds":${v}`,
+    )
+  const body = grace('9007199254740993').replace(
+    /("object":.*?)"terminationGracePeriodSeconds":9007199254740993/,
+    '$1"terminationGracePeriodSeconds":9007199254740992',
+  )
+  t.not(body, grace('9007199254740993'), 'object and oldObject differ in the text')
+  const res = await post(body)
+  const response = (JSON.parse(res.body) as { response: { allowed: boolean; status?: { message?: string } } }).response
+  t.equal(response.allowed, false, '9007199254740993 -> 9007199254740992 is denied')
+  t.match(response.status?.message, /terminationGracePeriodSeconds/)
+  const same = await post(grace('9223372036854775807'))
+  t.equal((JSON.parse(same.body) as { response: { allowed: boolean } }).response.allowed, true, 'an unchanged huge integer is no change')
+})
+
+t.test('bodies beyond the memory budget are refused with 503 while small reviews keep being judged', async (t) => {
+  const budgetApp = buildWebhookApp({
+    lookups: caches.lookups,
+    config: { operatorUsernames: [] },
+    log: pino({ level: 'silent' }),
+    metrics: createWebhookMetrics(),
+    canServe: () => true,
+    tls: { key: certs.key, cert: certs.cert },
+    budget: new MemoryBudget({ capacity: 3 * 1024 * 1024, smallBytes: 64 * 1024, reservedForSmall: 1024 * 1024 }),
+  })
+  await budgetApp.listen({ host: '127.0.0.1', port: 0 })
+  t.teardown(() => budgetApp.close())
+  const bport = (budgetApp.server.address() as { port: number }).port
+  // Two 1.5 MiB bodies that never finish: the first fits the large share, the second does not.
+  const hold = (): Promise<RawAnswer> =>
+    new Promise((resolve) => {
+      let text = ''
+      const s = tlsConnect({ host: '127.0.0.1', port: bport, ca: certs.ca }, () =>
+        s.write(`POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${1.5 * 1024 * 1024}\r\n\r\n{`),
+      )
+      s.on('data', (d: Buffer) => (text += d.toString('utf8')))
+      s.on('close', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]) || undefined, text, closed: true }))
+      s.on('error', () => undefined)
+      setTimeout(() => s.destroy(), 2_000).unref()
+    })
+  const first = hold()
+  await new Promise((r) => setTimeout(r, 200))
+  const second = await hold()
+  t.equal(second.status, 503, 'the second large body does not fit')
+  t.match(statusOf(second.text)?.message, /memory limit/)
+  const small = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const agent2 = new Agent({ ca: certs.ca })
+    const body = denyReview()
+    const req = httpsRequest(
+      {
+        host: '127.0.0.1',
+        port: bport,
+        method: 'POST',
+        path: '/validate',
+        agent: agent2,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        let text = ''
+        res.on('data', (c: Buffer) => (text += c.toString('utf8')))
+        res.on('end', () => {
+          agent2.destroy()
+          resolve({ status: res.statusCode ?? 0, body: text })
+        })
+      },
+    )
+    req.on('error', reject)
+    req.end(body)
+  })
+  t.equal(small.status, 200, 'a small review is judged meanwhile')
+  t.equal((JSON.parse(small.body) as { response: { allowed: boolean } }).response.allowed, false)
+  await first
+  count()
 })
 
 t.test('at least 200 hostile requests were refused and the server is still up', async (t) => {

@@ -1,0 +1,99 @@
+// Reading a request body into one buffer, within the body limit and the
+// memory budget. A declared Content-Length (the API server always sends one)
+// is checked and reserved before a byte is read, and the body is copied into
+// a buffer of exactly that size; a chunked body is reserved chunk by chunk.
+// Refusals are errors with an HTTP status, answered by the app's error handler.
+
+import { isUtf8 } from 'node:buffer'
+import type { Readable } from 'node:stream'
+import type { MemoryBudget } from './memory-budget.ts'
+
+export type ReadProblem = 'BodyTooLarge' | 'Busy' | 'Aborted' | 'InvalidEncoding'
+
+export class BodyRefused extends Error {
+  override readonly name = 'BodyRefused'
+  readonly statusCode: number
+  readonly problem: ReadProblem
+
+  constructor(problem: ReadProblem, statusCode: number, message: string) {
+    super(message)
+    this.problem = problem
+    this.statusCode = statusCode
+  }
+}
+
+export interface ReadOptions {
+  /** Content-Length as sent; undefined for a chunked body. */
+  readonly declared: number | undefined
+  readonly limit: number
+  readonly budget: MemoryBudget
+}
+
+export interface ReadBody {
+  readonly text: string
+  /** Gives the reserved bytes back; call once the text has been parsed. */
+  readonly release: () => void
+}
+
+const tooLarge = (limit: number): BodyRefused =>
+  new BodyRefused('BodyTooLarge', 413, `the request body exceeds the limit of ${limit} bytes`)
+
+const busy = (): BodyRefused =>
+  new BodyRefused('Busy', 503, 'the template-sync webhook is reading other large review bodies at its memory limit; retry')
+
+/** Reads the whole body as UTF-8 text; rejects with BodyRefused. */
+export function readBody(payload: Readable, opts: ReadOptions): Promise<ReadBody> {
+  const { declared, limit, budget } = opts
+  if (declared !== undefined && declared > limit) return Promise.reject(tooLarge(limit))
+  if (declared !== undefined && !budget.tryReserve(declared, declared)) return Promise.reject(busy())
+  let reserved = declared ?? 0
+  let released = false
+  const release = (): void => {
+    if (released) return
+    released = true
+    budget.release(reserved)
+  }
+  return new Promise<ReadBody>((resolve, reject) => {
+    const exact = declared === undefined ? undefined : Buffer.allocUnsafe(declared)
+    const chunks: Buffer[] = []
+    let received = 0
+    const stop = (err: BodyRefused): void => {
+      payload.removeListener('data', onData)
+      payload.removeListener('end', onEnd)
+      payload.removeListener('error', onError)
+      payload.removeListener('aborted', onAborted)
+      // Not destroyed: the answer still has to go out on this connection (with Connection: close).
+      payload.pause()
+      release()
+      reject(err)
+    }
+    const onData = (chunk: Buffer): void => {
+      if (received + chunk.length > limit) return stop(tooLarge(limit))
+      if (exact !== undefined) {
+        chunk.copy(exact, received)
+      } else {
+        if (!budget.tryReserve(chunk.length, undefined)) return stop(busy())
+        reserved += chunk.length
+        chunks.push(chunk)
+      }
+      received += chunk.length
+    }
+    const onEnd = (): void => {
+      payload.removeListener('data', onData)
+      const whole = exact === undefined ? Buffer.concat(chunks, received) : exact.subarray(0, received)
+      // The API server always sends UTF-8; decoding anything else would quietly turn bytes into U+FFFD.
+      if (!isUtf8(whole)) {
+        release()
+        reject(new BodyRefused('InvalidEncoding', 400, 'the request body is not valid UTF-8'))
+        return
+      }
+      resolve({ text: whole.toString('utf8'), release })
+    }
+    const onError = (): void => stop(new BodyRefused('Aborted', 400, 'the request body could not be read'))
+    const onAborted = (): void => stop(new BodyRefused('Aborted', 400, 'the client aborted the request body'))
+    payload.on('data', onData)
+    payload.once('end', onEnd)
+    payload.once('error', onError)
+    payload.once('aborted', onAborted)
+  })
+}

@@ -1,0 +1,180 @@
+// Parsing review bodies: the bounds checked before parsing, managedFields cut
+// out of object and oldObject (and only there), and integers beyond 2^53
+// kept exact.
+
+import t from 'tap'
+import {
+  BodyError,
+  elideManagedFields,
+  hasLongDigitRun,
+  hasMoreValuesThan,
+  MAX_JSON_VALUES,
+  parseJsonBody,
+} from '../../src/webhook/json-body.ts'
+import { admissionReview, renderedDeployment } from '../../src/webhook/synthetic.ts'
+
+const owner = { namespace: 'team-a', instance: 'web', uid: 'u-1' }
+
+function problemOf(fn: () => unknown): string | undefined {
+  try {
+    fn()
+    return undefined
+  } catch (err) {
+    return err instanceof BodyError ? err.problem : `not a BodyError: ${String(err)}`
+  }
+}
+
+type Review = { request: { object: Record<string, any>; oldObject: Record<string, any> } }
+
+t.test('managedFields of object and oldObject is never parsed, everything else is', async (t) => {
+  const stored = renderedDeployment(owner)
+  const changed = structuredClone(stored) as Record<string, any>
+  changed.spec.replicas = 9
+  const text = JSON.stringify(admissionReview({ operation: 'UPDATE', object: changed, oldObject: stored }))
+  const parsed = parseJsonBody(text) as Review
+  const plain = JSON.parse(text) as Review
+  t.equal(parsed.request.object.metadata.managedFields, undefined)
+  t.equal(parsed.request.oldObject.metadata.managedFields, undefined)
+  t.ok('managedFields' in parsed.request.object.metadata, 'the key stays, so the object keeps its shape')
+  for (const side of ['object', 'oldObject'] as const) {
+    const { managedFields: _a, ...rest } = plain.request[side].metadata
+    const { managedFields: _b, ...got } = parsed.request[side].metadata
+    t.strictSame(got, rest, `${side}: the rest of metadata is as sent`)
+    t.strictSame(parsed.request[side].spec, plain.request[side].spec, `${side}: spec as sent`)
+  }
+  const cut = elideManagedFields(text)
+  t.ok(cut !== undefined && cut.text.length < text.length * 0.8, 'a real object loses a large share of its text')
+})
+
+t.test('a DELETE carries one managedFields; a body without any is parsed as is', async (t) => {
+  const text = JSON.stringify(admissionReview({ operation: 'DELETE', oldObject: renderedDeployment(owner) }))
+  const parsed = parseJsonBody(text) as Review
+  t.equal(parsed.request.oldObject.metadata.managedFields, undefined)
+  t.equal(elideManagedFields('{"a":1}'), undefined)
+  t.strictSame(parseJsonBody('{"a":[1,{"b":"c"}]}'), { a: [1, { b: 'c' }] })
+})
+
+t.test('a managedFields key anywhere else is data, and is parsed and compared', async (t) => {
+  const stored = renderedDeployment(owner) as Record<string, any>
+  // A custom resource may hold any key; this one comes before the real managedFields in the text.
+  const hiding = (v: number): Record<string, any> => {
+    const o = structuredClone(stored)
+    return { apiVersion: o.apiVersion, kind: o.kind, spec: { managedFields: [{ replicas: v }], ...o.spec }, metadata: o.metadata }
+  }
+  const text = JSON.stringify(admissionReview({ operation: 'UPDATE', object: hiding(5), oldObject: hiding(1) }))
+  t.ok(text.indexOf('"managedFields":[{"replicas"') < text.indexOf('"managedFields":[{"manager"'), 'the decoy comes first')
+  const parsed = parseJsonBody(text) as Review
+  t.strictSame(parsed.request.object.spec.managedFields, [{ replicas: 5 }], 'the decoy in object is parsed')
+  t.strictSame(parsed.request.oldObject.spec.managedFields, [{ replicas: 1 }], 'and in oldObject')
+  t.strictSame(parsed, JSON.parse(text), 'the body was parsed exactly as it came')
+
+  const inString = JSON.stringify({ request: { object: { metadata: { name: 'x', note: 'a "managedFields":[ b' } } } })
+  t.strictSame(parseJsonBody(inString), JSON.parse(inString), 'the key text inside a string is a string')
+  const escaped = '{"request":{"object":{"metadata":{"x: \\"managedFields":[1,2]}}}}'
+  t.strictSame(parseJsonBody(escaped), JSON.parse(escaped), 'a key that only ends like it is not cut')
+  const dup = '{"request":{"object":{"metadata":{"managedFields":[1],"managedFields":[2,3]}}}}'
+  t.strictSame(parseJsonBody(dup), JSON.parse(dup), 'a repeated key: JSON.parse semantics (the last wins)')
+})
+
+t.test('malformed JSON is refused whether or not it holds managedFields', async (t) => {
+  t.equal(
+    problemOf(() => parseJsonBody('{"request":{"object":{"metadata":{"managedFields":[1,2}}}')),
+    'InvalidJSON',
+  )
+  t.equal(
+    problemOf(() => parseJsonBody('{"request":{"object":{"metadata":{"managedFields":[1]}}},')),
+    'InvalidJSON',
+  )
+  t.equal(
+    problemOf(() => parseJsonBody('{"managedFields":["x]}')),
+    'InvalidJSON',
+  )
+  t.equal(
+    problemOf(() => parseJsonBody('  ')),
+    'EmptyBody',
+  )
+})
+
+t.test('the content of a cut managedFields is not looked at beyond its brackets and strings', async (t) => {
+  // The API server never sends this; the decision never reads managedFields, so nothing depends on it.
+  const body = '{"request":{"object":{"metadata":{"name":"x","managedFields":[1 2 {"a"} "]"]}}}}'
+  const parsed = parseJsonBody(body) as Review
+  t.equal(parsed.request.object.metadata.name, 'x')
+  t.equal(parsed.request.object.metadata.managedFields, undefined)
+})
+
+t.test('integers beyond 2^53 are kept exact; everything else stays a number', async (t) => {
+  const body = (v: string): string => `{"request":{"object":{"spec":{"terminationGracePeriodSeconds":${v},"small":42,"f":1.5,"e":1e300}}}}`
+  const spec = (v: string): Record<string, unknown> => (parseJsonBody(body(v)) as Review).request.object.spec
+  t.equal(spec('9007199254740993').terminationGracePeriodSeconds, 9007199254740993n)
+  t.equal(spec('9007199254740992').terminationGracePeriodSeconds, 9007199254740992n, '2^53 itself, so that its neighbours differ from it')
+  t.equal(spec('-9223372036854775808').terminationGracePeriodSeconds, -9223372036854775808n)
+  t.equal(spec('9007199254740991').terminationGracePeriodSeconds, 9007199254740991, 'the largest safe integer stays a number')
+  const s = spec('9223372036854775807')
+  t.equal(s.small, 42)
+  t.equal(s.f, 1.5)
+  t.equal(s.e, 1e300, 'an exponent is a float, not an integer literal')
+  t.strictSame(parseJsonBody('{"a":"12345678901234567890"}'), { a: '12345678901234567890' }, 'digits in a string stay a string')
+})
+
+t.test('hasLongDigitRun finds exactly the runs of 16 or more digits', async (t) => {
+  let seed = 7
+  const rand = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31
+    return seed % n
+  }
+  for (let i = 0; i < 3000; i++) {
+    const len = rand(80)
+    let s = ''
+    for (let j = 0; j < len; j++) s += rand(4) === 0 ? 'x' : String(rand(10))
+    t.equal(hasLongDigitRun(s), /\d{16}/.test(s), JSON.stringify(s))
+  }
+  t.equal(hasLongDigitRun('1234567890123456'), true, 'exactly sixteen')
+  t.equal(hasLongDigitRun('123456789012345'), false, 'fifteen')
+})
+
+t.test('values beyond the bound are refused before parsing, at the bound accepted', async (t) => {
+  const dense = (n: number): string => `[${Array.from({ length: n }, () => '0').join(',')}]`
+  t.equal(
+    problemOf(() => parseJsonBody(dense(100), 10_002, 101)),
+    undefined,
+    '101 values with a bound of 101',
+  )
+  t.equal(
+    problemOf(() => parseJsonBody(dense(101), 10_002, 101)),
+    'TooManyValues',
+  )
+  const objects = `[${Array.from({ length: 200 }, () => '{}').join(',')}]`
+  t.equal(
+    problemOf(() => parseJsonBody(objects, 10_002, 150)),
+    'TooManyValues',
+  )
+  const strings = JSON.stringify({ a: ','.repeat(5000), b: '[{'.repeat(3000) })
+  t.equal(
+    problemOf(() => parseJsonBody(strings, 100, 10)),
+    undefined,
+    'commas and brackets inside strings are no values',
+  )
+  t.equal(hasMoreValuesThan(dense(10), 100), false, 'short text is within the bound without a scan')
+  t.equal(hasMoreValuesThan(dense(1000), 100), true)
+  t.ok(MAX_JSON_VALUES > 2 * 1024 * 1024, 'two 2 MiB objects of two-byte values fit')
+})
+
+t.test('the synthetic Deployment carries managedFields shaped like an API server writes them', async (t) => {
+  // Applied by template-sync, status by the deployment controller, a restart by kubectl.
+  const dep = renderedDeployment(owner) as Record<string, any>
+  const entries = dep.metadata.managedFields as { manager: string; operation: string; subresource?: string; fieldsV1: unknown }[]
+  t.strictSame(
+    entries.map((m) => [m.manager, m.operation, m.subresource ?? '']),
+    [
+      ['template-sync', 'Apply', ''],
+      ['kube-controller-manager', 'Update', 'status'],
+      ['kubectl-rollout', 'Update', ''],
+    ],
+  )
+  const fields = JSON.stringify(entries[0]?.fieldsV1)
+  t.match(fields, /"k:\{\\"name\\":\\"app\\"\}":\{"\.":\{\},/, 'list items keyed by name, as the API server does')
+  t.match(fields, /"k:\{\\"containerPort\\":8080,\\"protocol\\":\\"TCP\\"\}"/, 'ports keyed by port and protocol')
+  const size = JSON.stringify(dep.metadata.managedFields).length / JSON.stringify(dep).length
+  t.ok(size > 0.4 && size < 0.7, `managedFields is about half of the object, as measured on the API server (${size.toFixed(2)})`)
+})

@@ -1,0 +1,142 @@
+// The pieces that bound what one request may cost: the memory budget for
+// bodies in flight, the body reader, the body limit's arithmetic, the
+// answers to protocol errors, and the client-certificate name check.
+
+import t from 'tap'
+import { PassThrough } from 'node:stream'
+import { BodyRefused, readBody } from '../../src/webhook/body-reader.ts'
+import { certificateNames, nameAllowed } from '../../src/webhook/client-auth.ts'
+import { DEFAULT_BODY_LIMIT, defaultBudget, JSON_ESCAPE_FACTOR, MAX_STORED_OBJECT_BYTES } from '../../src/webhook/app.ts'
+import { MemoryBudget } from '../../src/webhook/memory-budget.ts'
+import { expectationRefusal, protocolRefusal, rawResponse } from '../../src/webhook/protocol-errors.ts'
+
+const MiB = 1024 * 1024
+
+t.test('the body limit is two escaped stored objects plus the envelope', async (t) => {
+  t.equal(MAX_STORED_OBJECT_BYTES, 2 * MiB, "kube-apiserver's etcd client sends at most 2 MiB per request")
+  t.equal(JSON_ESCAPE_FACTOR, 6, 'Go writes "<" as \\u003c')
+  t.equal(DEFAULT_BODY_LIMIT, 2 * 6 * 2 * MiB + 6 * MiB + 64 * 1024)
+  t.ok(DEFAULT_BODY_LIMIT < 31 * MiB, 'the 31 MiB review of the issue is refused by the limit alone')
+  t.ok(DEFAULT_BODY_LIMIT > 18 * MiB, 'the 17.4 MiB review measured on the API server fits')
+  const budget = defaultBudget(DEFAULT_BODY_LIMIT)
+  t.ok(budget.tryReserve(DEFAULT_BODY_LIMIT, DEFAULT_BODY_LIMIT), 'a body at the limit always fits an idle budget')
+})
+
+t.test('the memory budget keeps a slice for small bodies', async (t) => {
+  const b = new MemoryBudget({ capacity: 100, smallBytes: 10, reservedForSmall: 20 })
+  t.ok(b.tryReserve(50, 50), 'large: 50 of 80')
+  t.ok(b.tryReserve(30, 30), 'large: 80 of 80')
+  t.notOk(b.tryReserve(1, 1000), 'large bodies cannot take the small reserve')
+  t.notOk(b.tryReserve(1, undefined), 'a body of unknown length counts as large')
+  t.ok(b.tryReserve(10, 10), 'small: into the reserve')
+  t.ok(b.tryReserve(10, 10), 'small: the reserve is full')
+  t.notOk(b.tryReserve(1, 1), 'nothing is left')
+  t.equal(b.used, 100)
+  b.release(50)
+  t.ok(b.tryReserve(30, 30))
+  b.release(1000)
+  t.equal(b.used, 0, 'never below zero')
+  t.throws(() => new MemoryBudget({ capacity: 10, smallBytes: 1, reservedForSmall: 11 }), RangeError)
+})
+
+function stream(chunks: (string | Buffer)[], end = true): PassThrough {
+  const s = new PassThrough()
+  setImmediate(() => {
+    for (const c of chunks) s.write(c)
+    if (end) s.end()
+  })
+  return s
+}
+
+async function refusal(p: Promise<unknown>): Promise<string> {
+  try {
+    await p
+    return 'resolved'
+  } catch (err) {
+    return err instanceof BodyRefused ? `${err.statusCode} ${err.problem}` : String(err)
+  }
+}
+
+t.test('readBody reads a declared body exactly and gives its reservation back', async (t) => {
+  const budget = new MemoryBudget({ capacity: 100, smallBytes: 10, reservedForSmall: 10 })
+  const body = await readBody(stream(['{"a":', '1}']), { declared: 7, limit: 50, budget })
+  t.equal(body.text, '{"a":1}')
+  t.equal(budget.used, 7, 'reserved until released')
+  body.release()
+  body.release()
+  t.equal(budget.used, 0, 'released once')
+})
+
+t.test('readBody refuses before reading when the declared length is too large or does not fit', async (t) => {
+  const budget = new MemoryBudget({ capacity: 100, smallBytes: 10, reservedForSmall: 10 })
+  t.equal(await refusal(readBody(stream([], false), { declared: 51, limit: 50, budget })), '413 BodyTooLarge')
+  t.ok(budget.tryReserve(60, 60))
+  t.equal(await refusal(readBody(stream([], false), { declared: 40, limit: 50, budget })), '503 Busy')
+  t.equal(budget.used, 60, 'a refused body reserves nothing')
+})
+
+t.test('readBody cuts a chunked body off at the limit and at the budget', async (t) => {
+  const budget = new MemoryBudget({ capacity: 100, smallBytes: 10, reservedForSmall: 10 })
+  t.equal(
+    await refusal(readBody(stream(['x'.repeat(30), 'x'.repeat(30)], false), { declared: undefined, limit: 50, budget })),
+    '413 BodyTooLarge',
+  )
+  t.equal(budget.used, 0, 'given back')
+  const small = new MemoryBudget({ capacity: 40, smallBytes: 10, reservedForSmall: 10 })
+  t.equal(
+    await refusal(readBody(stream(['x'.repeat(20), 'x'.repeat(20)], false), { declared: undefined, limit: 50, budget: small })),
+    '503 Busy',
+  )
+  t.equal(small.used, 0)
+  const ok = await readBody(stream(['[1', ',2]']), { declared: undefined, limit: 50, budget })
+  t.equal(ok.text, '[1,2]')
+  ok.release()
+})
+
+t.test('readBody refuses bytes that are not UTF-8 instead of replacing them', async (t) => {
+  const budget = new MemoryBudget({ capacity: 100, smallBytes: 10, reservedForSmall: 10 })
+  const bad = Buffer.from([0x22, 0xff, 0xfe, 0x22])
+  t.equal(await refusal(readBody(stream([bad]), { declared: 4, limit: 50, budget })), '400 InvalidEncoding')
+  t.equal(budget.used, 0)
+  const text = await readBody(stream([Buffer.from('"é✓"')]), { declared: Buffer.byteLength('"é✓"'), limit: 50, budget })
+  t.equal(text.text, '"é✓"')
+})
+
+t.test('protocol errors get a status and a message that says what was wrong', async (t) => {
+  const rows: [string | undefined, number, RegExp][] = [
+    ['HPE_HEADER_OVERFLOW', 431, /headers exceed/],
+    ['ERR_HTTP_REQUEST_TIMEOUT', 408, /did not arrive/],
+    ['HPE_INVALID_CONTENT_LENGTH', 400, /Content-Length/],
+    ['HPE_UNEXPECTED_CONTENT_LENGTH', 400, /both Content-Length and Transfer-Encoding/],
+    ['HPE_INVALID_CHUNK_SIZE', 400, /chunk size/],
+    ['HPE_INVALID_METHOD', 400, /HTTP method/],
+    ['HPE_INVALID_VERSION', 400, /not HTTP\/1\.1/],
+    ['HPE_INVALID_HEADER_TOKEN', 400, /header name/],
+    ['HPE_SOMETHING_NEW', 400, /not valid HTTP\/1\.1 \(HPE_SOMETHING_NEW\)/],
+    [undefined, 400, /not valid HTTP\/1\.1$/],
+  ]
+  for (const [code, status, message] of rows) {
+    const r = protocolRefusal(code)
+    t.equal(r.code, status, String(code))
+    t.match(r.message, message, String(code))
+  }
+  t.match(protocolRefusal('HPE_X"<script>').message, /\(HPE_X\)/, 'nothing but the code characters is echoed')
+  t.equal(expectationRefusal().code, 417)
+  const raw = rawResponse(431, '{"a":1}')
+  t.match(raw, /^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/)
+  t.match(raw, /\r\nConnection: close\r\n/)
+  t.match(raw, /\r\nContent-Length: 7\r\n/)
+  t.ok(raw.endsWith(`\r\n\r\n{"a":1}`), 'the body after the headers')
+})
+
+t.test('client certificates are matched by subject CN or DNS name', async (t) => {
+  const cert = { subject: { CN: 'kube-apiserver' }, subjectaltname: 'DNS:apiserver.example, IP Address:10.0.0.1, DNS:api.internal' }
+  t.strictSame(certificateNames(cert as never), ['kube-apiserver', 'apiserver.example', 'api.internal'])
+  t.ok(nameAllowed(cert as never, []), 'no names configured: any certificate from the CA')
+  t.ok(nameAllowed(cert as never, ['kube-apiserver']))
+  t.ok(nameAllowed(cert as never, ['api.internal']))
+  t.notOk(nameAllowed(cert as never, ['10.0.0.1']), 'IP addresses are not names')
+  t.notOk(nameAllowed(cert as never, ['kube-apiserver-x']))
+  t.notOk(nameAllowed(undefined, ['kube-apiserver']), 'no certificate: no name')
+  t.strictSame(certificateNames({ subject: { CN: ['a', 'b'] } } as never), ['a', 'b'])
+})
