@@ -6,6 +6,8 @@
 // the CA whose subject CN and DNS names are all outside the list is cut off
 // as soon as the handshake completes, before any byte of HTTP is read.
 
+import { X509Certificate } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import type { PeerCertificate, TLSSocket } from 'node:tls'
 
 export interface ClientAuth {
@@ -49,4 +51,16 @@ export function admitConnection(socket: TLSSocket, auth: ClientAuth | undefined)
   if (nameAllowed(socket.getPeerCertificate(), auth.names)) return true
   socket.destroy()
   return false
+}
+
+/** Reads a CA bundle and checks that it holds at least one CA certificate; throws saying what is wrong. */
+export function readClientCa(file: string): string {
+  const pem = readFileSync(file, 'utf8')
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []
+  if (blocks.length === 0) throw new Error(`${file}: no PEM certificate in the client CA bundle`)
+  for (const block of blocks) {
+    const cert = new X509Certificate(block)
+    if (!cert.ca) throw new Error(`${file}: ${cert.subject.replaceAll('\n', ', ')} is not a CA certificate`)
+  }
+  return pem
 }

@@ -3,6 +3,7 @@
 // the process at start instead of surfacing as odd behaviour later.
 
 import { parseArgs } from 'node:util'
+import { parseMemoryQuantity } from './sizing.ts'
 
 export const LOG_LEVELS = Object.freeze(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const)
 export type LogLevel = (typeof LOG_LEVELS)[number]
@@ -21,6 +22,16 @@ export interface WebhookConfig {
   readonly operatorUsernames: readonly string[]
   readonly logLevel: LogLevel
   readonly drainMs: number
+  /** PEM bundle of the CA that signs the API server's client certificate; set: clients must present one. */
+  readonly clientCaFile?: string
+  /** Accepted subject CNs or DNS names of client certificates; none listed accepts every certificate from the CA. */
+  readonly clientNames: readonly string[]
+  /** Cache rendered Pods to judge pods/eviction and pods/binding (needs list/watch on pods). */
+  readonly podCache: boolean
+  /** The container's memory limit in bytes (the chart passes it); sizes the body budget and the connection cap. */
+  readonly memoryLimitBytes?: number
+  /** Cap on open connections; derived from the memory limit when unset. */
+  readonly maxConnections?: number
   /** Mint and rotate the serving certificate in-process (no cert-manager). */
   readonly selfManaged?: {
     readonly secretNamespace: string
@@ -43,6 +54,8 @@ export const DEFAULT_WEBHOOK_CONFIG: WebhookConfig = Object.freeze({
   operatorUsernames: Object.freeze([]) as readonly string[],
   logLevel: 'info' as LogLevel,
   drainMs: 5_000,
+  clientNames: Object.freeze([]) as readonly string[],
+  podCache: true,
 })
 
 /** Flag name, environment variable, and what it sets. */
@@ -68,6 +81,20 @@ const SETTINGS = {
     help: 'ValidatingWebhookConfiguration whose caBundle is kept current (self-managed certificates)',
   },
   service: { env: 'TEMPLATE_SYNC_WEBHOOK_SERVICE', help: 'NAMESPACE/NAME of the webhook Service (names in the serving certificate)' },
+  'client-ca-file': {
+    env: 'TEMPLATE_SYNC_WEBHOOK_CLIENT_CA_FILE',
+    help: "CA bundle of the API server's client certificate; when set, clients without one are refused at the TLS layer",
+  },
+  'client-names': {
+    env: 'TEMPLATE_SYNC_WEBHOOK_CLIENT_NAMES',
+    help: 'comma-separated subject CNs or DNS names accepted on client certificates (default: any from the CA)',
+  },
+  'pod-cache': { env: 'TEMPLATE_SYNC_WEBHOOK_POD_CACHE', help: 'true or false: cache rendered Pods to judge evictions and bindings' },
+  'memory-limit': {
+    env: 'TEMPLATE_SYNC_WEBHOOK_MEMORY_LIMIT',
+    help: 'memory limit of the container (bytes, or 256Mi); sizes the body budget and the connection cap',
+  },
+  'max-connections': { env: 'TEMPLATE_SYNC_WEBHOOK_MAX_CONNECTIONS', help: 'open connections at most (default: from the memory limit)' },
 } as const
 
 type SettingName = keyof typeof SETTINGS
@@ -147,8 +174,37 @@ export function parseWebhookConfig(argv: readonly string[], env: Readonly<Record
       serviceName: service.name,
     })
   }
+  const list = (name: SettingName): string[] =>
+    (get(name) ?? '')
+      .split(',')
+      .map((u) => u.trim())
+      .filter((u) => u !== '')
+  const podCacheText = get('pod-cache') ?? 'true'
+  if (podCacheText !== 'true' && podCacheText !== 'false') {
+    throw new WebhookConfigError(`--pod-cache must be true or false, got ${JSON.stringify(podCacheText)}`)
+  }
+  const memoryText = get('memory-limit')
+  const memoryLimitBytes = memoryText === undefined ? undefined : parseMemoryQuantity(memoryText)
+  if (memoryText !== undefined && memoryLimitBytes === undefined) {
+    throw new WebhookConfigError(`--memory-limit must be a byte count or a quantity such as 256Mi, got ${JSON.stringify(memoryText)}`)
+  }
+  const maxConnText = get('max-connections')
+  const maxConnections = maxConnText === undefined ? undefined : Number(maxConnText)
+  if (maxConnections !== undefined && !(Number.isInteger(maxConnections) && maxConnections >= 1 && maxConnections <= 1_000_000)) {
+    throw new WebhookConfigError(`--max-connections must be a whole number from 1, got ${JSON.stringify(maxConnText)}`)
+  }
+  const clientCaFile = get('client-ca-file')
+  const clientNames = list('client-names')
+  if (clientNames.length > 0 && clientCaFile === undefined) {
+    throw new WebhookConfigError('--client-names needs --client-ca-file: names are only checked on certificates from that CA')
+  }
   return Object.freeze({
     ...(selfManaged ? { selfManaged } : {}),
+    ...(clientCaFile !== undefined ? { clientCaFile } : {}),
+    ...(memoryLimitBytes !== undefined ? { memoryLimitBytes } : {}),
+    ...(maxConnections !== undefined ? { maxConnections } : {}),
+    clientNames: Object.freeze([...new Set(clientNames)]),
+    podCache: podCacheText === 'true',
     kubeconfig: get('kubeconfig'),
     certDir: get('cert-dir') ?? d.certDir,
     certFile: get('cert-file') ?? d.certFile,

@@ -9,6 +9,7 @@ import { parseWebhookConfig, WebhookConfigError, type WebhookConfig } from './co
 import { createWebhookLogger } from './logger.ts'
 import { startWebhookServer, type WebhookServer } from './server.ts'
 import { runCertManager, type CertManager } from '../certs/manager.ts'
+import { readClientCa, type ClientAuth } from './client-auth.ts'
 
 export interface RunWebhookOptions {
   /** Arguments after `template-sync webhook`. */
@@ -73,6 +74,17 @@ export async function runWebhook(options: RunWebhookOptions): Promise<number> {
       return 1
     }
   }
+  let clientAuth: ClientAuth | undefined
+  if (config.clientCaFile !== undefined) {
+    try {
+      clientAuth = { ca: readClientCa(config.clientCaFile), names: config.clientNames }
+    } catch (err) {
+      log.fatal({ err, file: config.clientCaFile }, 'cannot load the client CA bundle')
+      await certs?.stop()
+      client.close()
+      return 1
+    }
+  }
   try {
     server = await startWebhookServer({
       client,
@@ -86,6 +98,10 @@ export async function runWebhook(options: RunWebhookOptions): Promise<number> {
       healthHost: config.healthHost,
       healthPort: config.healthPort,
       drainMs: config.drainMs,
+      podCache: config.podCache,
+      ...(clientAuth !== undefined ? { clientAuth } : {}),
+      ...(config.memoryLimitBytes !== undefined ? { memoryLimitBytes: config.memoryLimitBytes } : {}),
+      ...(config.maxConnections !== undefined ? { maxConnections: config.maxConnections } : {}),
     })
   } catch (err) {
     log.fatal({ err }, 'webhook failed to start')

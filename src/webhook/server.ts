@@ -3,16 +3,20 @@
 // handled here (main.ts owns them); `shutdown()` is the graceful sequence.
 
 import type { Server as TlsServer } from 'node:tls'
+import { getHeapStatistics } from 'node:v8'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import type { AdmissionConfig } from '../admission/decision.ts'
 import type { KubeClient } from '../kube/client.ts'
-import { buildWebhookApp } from './app.ts'
+import { buildWebhookApp, DEFAULT_BODY_LIMIT, SMALL_BODY_BYTES } from './app.ts'
 import { WebhookCaches, type ScaleTargetResource, type WebhookCachesOptions } from './caches.ts'
 import { CertWatcher } from './cert-watcher.ts'
 import { buildHealthApp, type Readiness } from './health.ts'
 import { loadKeyPair, type KeyPair, type KeyPairFiles } from './keypair.ts'
+import type { ClientAuth } from './client-auth.ts'
+import { MemoryBudget } from './memory-budget.ts'
 import { createWebhookMetrics, observeCaches, type WebhookMetrics } from './metrics.ts'
+import { sizeFor } from './sizing.ts'
 
 export interface WebhookServerOptions {
   readonly client: KubeClient
@@ -38,6 +42,15 @@ export interface WebhookServerOptions {
   readonly bodyLimit?: number
   readonly requestTimeoutMs?: number
   readonly handshakeTimeoutMs?: number
+  readonly firstRequestTimeoutMs?: number
+  /** Require client certificates from this CA (and names) at the TLS layer. */
+  readonly clientAuth?: ClientAuth
+  /** Cache rendered Pods for evictions and bindings (default true). */
+  readonly podCache?: boolean
+  /** The container's memory limit; V8's heap limit is used when it is not given. */
+  readonly memoryLimitBytes?: number
+  /** Overrides the connection cap derived from the memory limit. */
+  readonly maxConnections?: number
 }
 
 export interface WebhookServer {
@@ -80,6 +93,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     log: log.child({ component: 'webhook-caches' }),
     ...(opts.scaleTargets ? { scaleTargets: opts.scaleTargets } : {}),
     ...(opts.cacheTuning ? { tuning: opts.cacheTuning } : {}),
+    ...(opts.podCache !== undefined ? { pods: opts.podCache } : {}),
     onIgnoreCompileError: (template, err) => {
       metrics.ignoreCompileErrors.inc()
       log.warn(
@@ -103,6 +117,17 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
   }
   const unregisterReady = metrics.registry.onCollect(() => metrics.ready.set(readiness().ready ? 1 : 0))
 
+  const bodyLimit = opts.bodyLimit ?? DEFAULT_BODY_LIMIT
+  const heapLimit = getHeapStatistics().heap_size_limit
+  const memoryLimit = opts.memoryLimitBytes ?? heapLimit
+  const sizing = sizeFor(memoryLimit, bodyLimit)
+  const maxConnections = opts.maxConnections ?? sizing.maxConnections
+  if (opts.memoryLimitBytes !== undefined && heapLimit > opts.memoryLimitBytes) {
+    log.warn(
+      { heapLimitBytes: heapLimit, memoryLimitBytes: opts.memoryLimitBytes },
+      "V8's heap limit is above the container's memory limit: the kernel, not V8, will stop a runaway heap (set --max-old-space-size)",
+    )
+  }
   const app = buildWebhookApp({
     lookups: caches.lookups,
     config: opts.config,
@@ -111,9 +136,13 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     canServe: () => caches.hasSynced(),
     isDraining: () => shuttingDown,
     tls: { key: initial.key, cert: initial.cert },
-    ...(opts.bodyLimit !== undefined ? { bodyLimit: opts.bodyLimit } : {}),
+    bodyLimit,
+    budget: new MemoryBudget({ capacity: sizing.budgetBytes, smallBytes: SMALL_BODY_BYTES, reservedForSmall: sizing.reservedForSmall }),
+    maxConnections,
+    ...(opts.clientAuth !== undefined ? { clientAuth: opts.clientAuth } : {}),
     ...(opts.requestTimeoutMs !== undefined ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
     ...(opts.handshakeTimeoutMs !== undefined ? { handshakeTimeoutMs: opts.handshakeTimeoutMs } : {}),
+    ...(opts.firstRequestTimeoutMs !== undefined ? { firstRequestTimeoutMs: opts.firstRequestTimeoutMs } : {}),
   })
   const health = buildHealthApp({ log: log.child({ component: 'health' }), registry: metrics.registry, readiness })
 
@@ -123,7 +152,13 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
       log: log.child({ component: 'cert-watcher' }),
       onLoad: (pair) => {
         // New handshakes use the new pair; open keep-alive connections finish on the old one.
-        ;(app.server as unknown as TlsServer).setSecureContext({ key: pair.key, cert: pair.cert, minVersion: 'TLSv1.2' })
+        // The client CA belongs to the secure context too: without it, no client certificate would verify.
+        ;(app.server as unknown as TlsServer).setSecureContext({
+          key: pair.key,
+          cert: pair.cert,
+          minVersion: 'TLSv1.2',
+          ...(opts.clientAuth !== undefined ? { ca: opts.clientAuth.ca } : {}),
+        })
         metrics.certReloads.inc({ result: 'loaded' })
         metrics.certNotAfter.set(pair.notAfter.getTime() / 1000)
       },
@@ -160,6 +195,12 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
       health: `http://${probe.host}:${probe.port}`,
       fingerprint: initial.fingerprint,
       notAfter: initial.notAfter.toISOString(),
+      clientCertificates: opts.clientAuth === undefined ? 'not required' : 'required',
+      bodyLimitBytes: bodyLimit,
+      bodyBudgetBytes: sizing.budgetBytes,
+      maxConnections,
+      heapLimitBytes: heapLimit,
+      ...(opts.memoryLimitBytes !== undefined ? { memoryLimitBytes: opts.memoryLimitBytes } : {}),
     },
     'webhook listening; waiting for caches to sync',
   )

@@ -77,3 +77,37 @@ t.test('invalid settings are refused with a reason', async (t) => {
   t.match(webhookUsage(), /--operator-usernames/)
   t.match(webhookUsage(), /TEMPLATE_SYNC_OPERATOR_USERNAMES/)
 })
+
+t.test('client certificates, pod cache, memory limit and connection cap', async (t) => {
+  const c = parseWebhookConfig(
+    [
+      '--client-ca-file',
+      '/ca/ca.crt',
+      '--client-names',
+      'kube-apiserver, apiserver.internal',
+      '--pod-cache',
+      'false',
+      '--memory-limit',
+      '256Mi',
+    ],
+    { TEMPLATE_SYNC_WEBHOOK_MAX_CONNECTIONS: '300' },
+  )
+  t.equal(c.clientCaFile, '/ca/ca.crt')
+  t.strictSame(c.clientNames, ['kube-apiserver', 'apiserver.internal'])
+  t.equal(c.podCache, false)
+  t.equal(c.memoryLimitBytes, 256 * 1024 * 1024)
+  t.equal(c.maxConnections, 300)
+  t.equal(
+    parseWebhookConfig([], { TEMPLATE_SYNC_WEBHOOK_MEMORY_LIMIT: '268435456' }).memoryLimitBytes,
+    268435456,
+    'bytes, as the downward API gives them',
+  )
+  for (const [argv, message] of [
+    [['--client-names', 'x'], /needs --client-ca-file/],
+    [['--pod-cache', 'yes'], /true or false/],
+    [['--memory-limit', 'lots'], /byte count or a quantity/],
+    [['--max-connections', '0'], /whole number/],
+  ] as const) {
+    t.throws(() => parseWebhookConfig([...argv], {}), { name: 'WebhookConfigError', message }, argv.join(' '))
+  }
+})

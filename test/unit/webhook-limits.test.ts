@@ -3,12 +3,17 @@
 // answers to protocol errors, and the client-certificate name check.
 
 import t from 'tap'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
+import { mintCA, mintServingCert } from '../../src/certs/mint.ts'
 import { BodyRefused, readBody } from '../../src/webhook/body-reader.ts'
-import { certificateNames, nameAllowed } from '../../src/webhook/client-auth.ts'
+import { certificateNames, nameAllowed, readClientCa } from '../../src/webhook/client-auth.ts'
 import { DEFAULT_BODY_LIMIT, defaultBudget, JSON_ESCAPE_FACTOR, MAX_STORED_OBJECT_BYTES } from '../../src/webhook/app.ts'
 import { MemoryBudget } from '../../src/webhook/memory-budget.ts'
 import { expectationRefusal, protocolRefusal, rawResponse } from '../../src/webhook/protocol-errors.ts'
+import { parseMemoryQuantity, sizeFor } from '../../src/webhook/sizing.ts'
 
 const MiB = 1024 * 1024
 
@@ -139,4 +144,35 @@ t.test('client certificates are matched by subject CN or DNS name', async (t) =>
   t.notOk(nameAllowed(cert as never, ['kube-apiserver-x']))
   t.notOk(nameAllowed(undefined, ['kube-apiserver']), 'no certificate: no name')
   t.strictSame(certificateNames({ subject: { CN: ['a', 'b'] } } as never), ['a', 'b'])
+})
+
+t.test('the budget and the connection cap follow the memory limit', async (t) => {
+  const limit = DEFAULT_BODY_LIMIT
+  const chart = sizeFor(256 * MiB, limit)
+  t.equal(chart.budgetBytes, Math.max(64 * MiB, limit + 8 * MiB), 'a quarter of 256 Mi, or one body at the limit')
+  t.equal(chart.maxConnections, Math.floor((256 * MiB * 0.15) / (80 * 1024)))
+  const tiny = sizeFor(32 * MiB, limit)
+  t.equal(tiny.budgetBytes, limit + 8 * MiB, 'never less than one body at the limit and the small reserve')
+  t.equal(tiny.maxConnections, 128)
+  t.equal(sizeFor(64 * 1024 * MiB, limit).maxConnections, 4096)
+  t.equal(parseMemoryQuantity('256Mi'), 256 * MiB)
+  t.equal(parseMemoryQuantity('1.5Gi'), 1536 * MiB)
+  t.equal(parseMemoryQuantity('512M'), 512e6)
+  t.equal(parseMemoryQuantity('268435456'), 268435456)
+  t.equal(parseMemoryQuantity('0'), undefined)
+  t.equal(parseMemoryQuantity('256MiB'), undefined)
+})
+
+t.test('the client CA bundle must hold CA certificates', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'ts-client-ca-'))
+  const ca = mintCA({ validityDays: 1 })
+  const leaf = mintServingCert({ ca, dnsNames: ['x'], ipAddresses: [], validityDays: 1 })
+  const write = (name: string, text: string): string => {
+    writeFileSync(join(dir, name), text)
+    return join(dir, name)
+  }
+  t.equal(readClientCa(write('ok.crt', ca.certPem)), ca.certPem)
+  t.throws(() => readClientCa(write('empty.crt', 'nothing')), /no PEM certificate/)
+  t.throws(() => readClientCa(write('leaf.crt', leaf.certPem)), /is not a CA certificate/)
+  t.throws(() => readClientCa(join(dir, 'missing.crt')), /ENOENT/)
 })
