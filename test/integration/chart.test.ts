@@ -320,18 +320,22 @@ t.test('default rendering: process flags follow the CLI contract', async (t) => 
   t.equal(rc.workers, 4)
   t.equal(rc.logLevel, 'info')
 
-  // The default Node flags reach the webhook, and Node accepts them in NODE_OPTIONS.
+  // The default Node flags reach the webhook, after the heap limit (60% of the 256Mi memory limit), and Node accepts them in NODE_OPTIONS.
   const nodeOptions = webhook.containers[0]!.env?.find((e) => e.name === 'NODE_OPTIONS')?.value
-  t.equal(nodeOptions, '--max-semi-space-size=8')
+  t.equal(nodeOptions, '--max-old-space-size=153 --max-semi-space-size=8')
   const check = spawnSync(process.execPath, ['-e', 'process.exit(0)'], {
     env: { ...process.env, NODE_OPTIONS: nodeOptions ?? '' },
     encoding: 'utf8',
   })
   t.equal(check.status, 0, `node accepts NODE_OPTIONS=${nodeOptions ?? ''}: ${check.stderr}`)
-  const noFlags = find<Deployment>(render({ webhook: { nodeOptions: '' } }), 'Deployment', 'template-sync-webhook').spec.template.spec
+  const noFlags = find<Deployment>(
+    render({ webhook: { nodeOptions: '', resources: { limits: { memory: null } } } }),
+    'Deployment',
+    'template-sync-webhook',
+  ).spec.template.spec
   t.notOk(
     noFlags.containers[0]!.env?.some((e) => e.name === 'NODE_OPTIONS'),
-    'an empty nodeOptions sets no NODE_OPTIONS',
+    'an empty nodeOptions and no memory limit set no NODE_OPTIONS',
   )
 
   const extra = render({ webhook: { extraOperatorUsernames: ['system:serviceaccount:ops:break-glass'] }, logLevel: 'debug' })
@@ -349,6 +353,7 @@ t.test('default rendering: the webhook configuration (DESIGN decision 8)', async
     [
       ['strict.templates.v2.stakater.com', 'Fail'],
       ['scale.templates.v2.stakater.com', 'Ignore'],
+      ['pods.templates.v2.stakater.com', 'Ignore'],
       ['revert.templates.v2.stakater.com', 'Ignore'],
     ],
   )
@@ -360,17 +365,29 @@ t.test('default rendering: the webhook configuration (DESIGN decision 8)', async
     t.strictSame(h.namespaceSelector?.matchExpressions, [
       { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] },
     ])
-    for (const r of h.rules)
-      t.notOk(
-        r.resources.some((x) => x.endsWith('/status') || x === '*/*'),
-        `${h.name}: status is never matched`,
-      )
+    // Only the strict entry judges subresources such as /status (docs/admission-subresources.md).
+    if (h.name !== 'strict.templates.v2.stakater.com') {
+      for (const r of h.rules)
+        t.notOk(
+          r.resources.some((x) => x.endsWith('/status') || x === '*/*'),
+          `${h.name}: status is never matched`,
+        )
+    }
     const exempt = h.matchConditions?.find((c) => c.name === 'not-exempt-user')
     t.match(exempt?.expression, /request\.userInfo\.username in \[.*'system:serviceaccount:template-sync:template-sync-reconciler'.*\]/)
   }
-  const [strict, scale, revert] = hooks as [WebhookEntry, WebhookEntry, WebhookEntry]
+  const [strict, scale, pods, revert] = hooks as [WebhookEntry, WebhookEntry, WebhookEntry, WebhookEntry]
   t.equal(strict.timeoutSeconds, 5)
-  t.strictSame(strict.rules, [{ apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], operations: ['UPDATE', 'DELETE'], scope: '*' }])
+  t.strictSame(strict.rules, [{ apiGroups: ['*'], apiVersions: ['*'], resources: ['*/*'], operations: ['UPDATE', 'DELETE'], scope: '*' }])
+  t.strictSame(pods.rules, [
+    {
+      apiGroups: [''],
+      apiVersions: ['*'],
+      resources: ['pods/eviction', 'pods/binding', 'bindings'],
+      operations: ['CREATE'],
+      scope: 'Namespaced',
+    },
+  ])
   t.match(
     strict.matchConditions?.[1]?.expression,
     new RegExp(`oldObject != null.*'${LABEL_INSTANCE_UID}' in oldObject.metadata.labels.*\\['${LABEL_SYNC_MODE}'\\] == 'strict'`),
@@ -394,7 +411,7 @@ t.test('default rendering: least-privilege RBAC', async (t) => {
   for (const r of webhook) t.strictSame(r.verbs, ['get', 'list', 'watch'], `webhook ClusterRole only reads ${r.resources.join(',')}`)
   t.strictSame(
     webhook.flatMap((r) => r.resources),
-    ['templates', 'templateinstances', 'namespaces', 'deployments', 'statefulsets', 'replicasets', 'replicationcontrollers'],
+    ['templates', 'templateinstances', 'namespaces', 'deployments', 'statefulsets', 'replicasets', 'replicationcontrollers', 'pods'],
   )
   t.strictSame(rulesOf(ms, 'Role', 'template-sync-webhook-certs'), [
     { apiGroups: [''], resources: ['secrets'], resourceNames: ['template-sync-webhook-tls'], verbs: ['get', 'update'] },
@@ -496,13 +513,14 @@ t.test('optional entries and scale policy', async (t) => {
     [
       ['strict.templates.v2.stakater.com', 'Fail'],
       ['scale.templates.v2.stakater.com', 'Fail'],
+      ['pods.templates.v2.stakater.com', 'Ignore'],
     ],
   )
   t.notOk(ms.some((m) => m.kind === 'PodDisruptionBudget'))
   const noScale = render({ webhook: { scale: { enabled: false } } })
   t.strictSame(
     webhooksOf(noScale).map((h) => h.name),
-    ['strict.templates.v2.stakater.com', 'revert.templates.v2.stakater.com'],
+    ['strict.templates.v2.stakater.com', 'pods.templates.v2.stakater.com', 'revert.templates.v2.stakater.com'],
   )
 })
 
@@ -614,6 +632,7 @@ t.test('the default rendering installs into the API server', async (t) => {
     [
       ['strict.templates.v2.stakater.com', ['not-exempt-user', 'stored-object-is-strict']],
       ['scale.templates.v2.stakater.com', ['not-exempt-user']],
+      ['pods.templates.v2.stakater.com', ['not-exempt-user', 'eviction-or-annotating-binding']],
       ['revert.templates.v2.stakater.com', ['not-exempt-user', 'stored-object-is-revert']],
     ],
     'accepted with its CEL matchConditions',

@@ -130,3 +130,37 @@ service:
 caBundle: {{ . }}
 {{- end }}
 {{- end }}
+
+{{/* A memory quantity ("256Mi", "1Gi", "512M", "268435456") in MiB, as a float. Empty for anything else. */}}
+{{- define "template-sync.memoryMiB" -}}
+{{- $q := toString . -}}
+{{- $num := regexFind "^[0-9]+(\\.[0-9]+)?" $q -}}
+{{- $unit := trimPrefix $num $q -}}
+{{- $factors := dict "" 0.00000095367431640625 "Ki" 0.0009765625 "Mi" 1.0 "Gi" 1024.0 "Ti" 1048576.0 "k" 0.00095367431640625 "M" 0.95367431640625 "G" 953.67431640625 "T" 953674.31640625 -}}
+{{- if and $num (hasKey $factors $unit) -}}
+{{- mulf (float64 $num) (get $factors $unit) -}}
+{{- end -}}
+{{- end }}
+
+{{/* --max-old-space-size for the webhook: webhook.heapPercent of its memory limit; empty without a limit. */}}
+{{- define "template-sync.webhookHeapFlag" -}}
+{{- $limit := dig "limits" "memory" "" .Values.webhook.resources -}}
+{{- if $limit -}}
+{{- $mib := include "template-sync.memoryMiB" $limit -}}
+{{- if not $mib -}}
+{{- fail (printf "webhook.resources.limits.memory %q is not a memory quantity (e.g. 256Mi)" (toString $limit)) -}}
+{{- end -}}
+{{- $heap := floor (mulf (float64 $mib) .Values.webhook.heapPercent 0.01) | int -}}
+{{- if lt $heap 32 -}}
+{{- fail (printf "webhook.resources.limits.memory %q leaves a heap of %d MiB; the webhook needs at least 32" (toString $limit) $heap) -}}
+{{- end -}}
+--max-old-space-size={{ $heap }}
+{{- end -}}
+{{- end }}
+
+{{/* NODE_OPTIONS of the webhook: the heap limit first, so that webhook.nodeOptions can still override it. */}}
+{{- define "template-sync.webhookNodeOptions" -}}
+{{- list (include "template-sync.webhookHeapFlag" .) .Values.webhook.nodeOptions | compact | join " " -}}
+{{- end }}
+
+{{- define "template-sync.webhookClientCaName" -}}{{ include "template-sync.webhookName" . }}-client-ca{{- end }}
