@@ -27,6 +27,24 @@ export interface ControlPlaneOptions {
   startTimeoutMs?: number
   /** Progress messages. */
   log?: (msg: string) => void
+  /**
+   * Make kube-apiserver present a client certificate to every webhook it
+   * calls (through its admission configuration, a kubeconfig whose "*" user
+   * has the certificate). The certificate comes from a CA of its own, so a
+   * webhook can tell it from the cluster CA's certificates. Off by default.
+   */
+  webhookClientCert?: boolean
+}
+
+/** The certificate kube-apiserver presents to webhooks when webhookClientCert is on. */
+export interface WebhookClientCert {
+  /** Subject CN of the certificate. */
+  readonly name: string
+  readonly caPem: string
+  readonly caCertPath: string
+  readonly caKeyPath: string
+  readonly certPath: string
+  readonly keyPath: string
 }
 
 export interface ControlPlane {
@@ -38,6 +56,8 @@ export interface ControlPlane {
   readonly caPem: string
   readonly pids: Readonly<Record<string, number>>
   readonly startMs: number
+  /** Set when started with webhookClientCert. */
+  readonly webhookClient?: WebhookClientCert
   /** Issues a serving certificate signed by the cluster CA (for webhook servers). */
   issueServingCert(name: string, sans: readonly string[]): { certPath: string; keyPath: string; certPem: string; keyPem: string }
   /** Peak resident memory of each component so far, in MiB (from /proc VmHWM). */
@@ -124,29 +144,29 @@ function openssl(cwd: string, args: string[]): void {
   execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] })
 }
 
-function makeCa(dir: string): void {
-  openssl(dir, ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'ca.key'])
+function makeCa(dir: string, name = 'ca', subject = '/CN=template-sync-test-ca'): void {
+  openssl(dir, ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', `${name}.key`])
   openssl(dir, [
     'req',
     '-x509',
     '-new',
     '-key',
-    'ca.key',
+    `${name}.key`,
     '-sha256',
     '-days',
     '30',
     '-subj',
-    '/CN=template-sync-test-ca',
+    subject,
     '-addext',
     'basicConstraints=critical,CA:TRUE',
     '-addext',
     'keyUsage=critical,keyCertSign,cRLSign',
     '-out',
-    'ca.crt',
+    `${name}.crt`,
   ])
 }
 
-function issueCert(dir: string, name: string, subject: string, ext: string): void {
+function issueCert(dir: string, name: string, subject: string, ext: string, ca = 'ca'): void {
   openssl(dir, ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', `${name}.key`])
   openssl(dir, ['req', '-new', '-key', `${name}.key`, '-subj', subject, '-out', `${name}.csr`])
   writeFileSync(join(dir, `${name}.ext`), ext)
@@ -156,9 +176,9 @@ function issueCert(dir: string, name: string, subject: string, ext: string): voi
     '-in',
     `${name}.csr`,
     '-CA',
-    'ca.crt',
+    `${ca}.crt`,
     '-CAkey',
-    'ca.key',
+    `${ca}.key`,
     '-CAcreateserial',
     '-days',
     '30',
@@ -233,6 +253,69 @@ function peakRss(pid: number): number {
   }
 }
 
+const WEBHOOK_CLIENT_NAME = 'kube-apiserver-webhook-client'
+
+/** A CA of its own and a client certificate signed by it, for kube-apiserver's calls to webhooks. */
+function makeWebhookClientCert(pki: string): WebhookClientCert {
+  makeCa(pki, 'webhook-client-ca', '/CN=template-sync-test-webhook-client-ca')
+  issueCert(
+    pki,
+    'webhook-client',
+    `/CN=${WEBHOOK_CLIENT_NAME}`,
+    'extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\n',
+    'webhook-client-ca',
+  )
+  return {
+    name: WEBHOOK_CLIENT_NAME,
+    caPem: readFileSync(join(pki, 'webhook-client-ca.crt'), 'utf8'),
+    caCertPath: join(pki, 'webhook-client-ca.crt'),
+    caKeyPath: join(pki, 'webhook-client-ca.key'),
+    certPath: join(pki, 'webhook-client.crt'),
+    keyPath: join(pki, 'webhook-client.key'),
+  }
+}
+
+/**
+ * The admission configuration that makes both webhook plugins present the
+ * certificate: a kubeconfig whose "*" user (the default for every webhook
+ * host) has it. Returns the configuration file's path.
+ */
+function writeAdmissionConfig(pki: string, cert: WebhookClientCert): string {
+  const kubeconfig = join(pki, 'webhook-client.kubeconfig')
+  writeFileSync(
+    kubeconfig,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'users:',
+      '- name: "*"',
+      `  user: {client-certificate: "${cert.certPath}", client-key: "${cert.keyPath}"}`,
+      '',
+    ].join('\n'),
+    { mode: 0o600 },
+  )
+  const config = join(pki, 'admission-config.yaml')
+  const plugin = (name: string): string[] => [
+    `- name: ${name}`,
+    '  configuration:',
+    '    apiVersion: apiserver.config.k8s.io/v1',
+    '    kind: WebhookAdmissionConfiguration',
+    `    kubeConfigFile: "${kubeconfig}"`,
+  ]
+  writeFileSync(
+    config,
+    [
+      'apiVersion: apiserver.config.k8s.io/v1',
+      'kind: AdmissionConfiguration',
+      'plugins:',
+      ...plugin('ValidatingAdmissionWebhook'),
+      ...plugin('MutatingAdmissionWebhook'),
+      '',
+    ].join('\n'),
+  )
+  return config
+}
+
 export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const t0 = Date.now()
   const log = opts.log ?? (() => {})
@@ -267,6 +350,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   issueCert(pki, 'admin', '/O=system:masters/CN=template-sync-admin', 'extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\n')
   openssl(pki, ['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', 'sa.key'])
   openssl(pki, ['pkey', '-in', 'sa.key', '-pubout', '-out', 'sa.pub'])
+  const webhookClient = opts.webhookClientCert ? makeWebhookClientCert(pki) : undefined
   const caPem = readFileSync(join(pki, 'ca.crt'), 'utf8')
   const adminCert = readFileSync(join(pki, 'admin.crt'), 'utf8')
   const adminKey = readFileSync(join(pki, 'admin.key'), 'utf8')
@@ -358,6 +442,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       // would instead replay current state.
       '--watch-cache-sizes=podtemplates#0',
       '--v=1',
+      ...(webhookClient ? [`--admission-control-config-file=${writeAdmissionConfig(pki, webhookClient)}`] : []),
     ]
     const startApi = async (): Promise<void> => {
       const api = launch('kube-apiserver', apiArgs)
@@ -436,6 +521,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       caPem,
       pids,
       startMs,
+      ...(webhookClient ? { webhookClient } : {}),
       issueServingCert(name, sans) {
         issueCert(
           pki,
