@@ -95,6 +95,7 @@ export async function rawRequest(
   path: string,
   body?: unknown,
   contentType = MERGE,
+  headers: Record<string, string> = {},
 ): Promise<RawAnswer> {
   const url = new URL(client.server + path)
   const opts: RequestOptions & { headers: Record<string, string> } = {
@@ -105,6 +106,7 @@ export async function rawRequest(
     headers: {},
   }
   await client.kubeConfig.applyToHTTPSOptions(opts)
+  Object.assign(opts.headers, headers)
   opts.headers['Accept'] = 'application/json'
   if (body !== undefined) opts.headers['Content-Type'] = contentType
   return new Promise((resolve, reject) => {
