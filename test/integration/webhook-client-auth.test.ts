@@ -11,13 +11,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { request as httpsRequest } from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import pino from 'pino'
 import { startControlPlane } from '../../src/local/controlplane.ts'
 import { KubeClient } from '../../src/kube/client.ts'
-import { startWebhookServer, type WebhookServer } from '../../src/webhook/server.ts'
+import type { WebhookServer } from '../../src/webhook/server.ts'
 import { admissionReview } from '../../src/webhook/synthetic.ts'
 import { installCrds } from './helpers/operator.ts'
-import { ownerIn, ownershipMeta, rawRequest } from './helpers/strict.ts'
+import { decisionCount, ownerIn, ownershipMeta, rawRequest, startTestWebhook } from './helpers/strict.ts'
 import { installValidatingWebhook, waitUntilCalled } from './helpers/webhook.ts'
 
 const cp = await startControlPlane({ controllerManager: false, webhookClientCert: true })
@@ -49,31 +48,13 @@ const webhookClient = KubeClient.fromFile(cp.kubeconfigPath, 'template-sync-webh
 t.teardown(() => webhookClient.close())
 
 async function webhook(names: readonly string[]): Promise<WebhookServer> {
-  const server = await startWebhookServer({
-    client: webhookClient,
-    log: pino({ level: 'silent' }),
-    config: { operatorUsernames: [] },
-    certDir,
-    host: '127.0.0.1',
-    port: 0,
-    healthHost: '127.0.0.1',
-    healthPort: 0,
-    drainMs: 0,
-    podCache: false,
-    clientAuth: { ca: client?.caPem ?? '', names },
-  })
+  const server = await startTestWebhook({ client: webhookClient, certDir, podCache: false, clientAuth: { ca: client?.caPem ?? '', names } })
   t.teardown(() => server.shutdown())
-  await server.synced()
   return server
 }
 
 const server = await webhook([client.name])
-const decisions = (s: WebhookServer): number =>
-  s.metrics.registry
-    .render()
-    .split('\n')
-    .filter((l) => l.startsWith('template_sync_webhook_decisions_total{'))
-    .reduce((n, l) => n + Number(l.split(' ').pop()), 0)
+const decisions = decisionCount
 
 const ns = 'client-auth'
 await admin.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } })

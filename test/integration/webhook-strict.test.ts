@@ -7,13 +7,13 @@
 
 import t from 'tap'
 import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { request as httpsRequest, type RequestOptions } from 'node:https'
 import { connect as tlsConnect } from 'node:tls'
 import { Writable } from 'node:stream'
 import { join } from 'node:path'
 import pino from 'pino'
 import { adminClient, eventually, freshNamespace, issueServingCert, clusterInfo } from './helpers/cluster.ts'
 import { installValidatingWebhook, waitUntilCalled } from './helpers/webhook.ts'
+import { decisionCount, MERGE, rawRequest, startTestWebhook, type RawAnswer } from './helpers/strict.ts'
 import { KubeClient } from '../../src/kube/client.ts'
 import { KubeApiError } from '../../src/kube/errors.ts'
 import { crdManifests } from '../../src/api/crds.ts'
@@ -29,13 +29,11 @@ import {
   PLURAL_TEMPLATE_INSTANCE,
   type SyncMode,
 } from '../../src/api/names.ts'
-import { startWebhookServer } from '../../src/webhook/server.ts'
 
 const admin = adminClient()
 t.teardown(() => admin.close())
 
 const OPERATOR = 'system:serviceaccount:template-sync:reconciler'
-const MERGE = 'application/merge-patch+json'
 const tplPath = (ns: string, name = ''): string => `/apis/${API_VERSION}/namespaces/${ns}/${PLURAL_TEMPLATE}${name ? `/${name}` : ''}`
 const tiPath = (ns: string, name = ''): string =>
   `/apis/${API_VERSION}/namespaces/${ns}/${PLURAL_TEMPLATE_INSTANCE}${name ? `/${name}` : ''}`
@@ -101,16 +99,11 @@ const logSink = new Writable({
   },
 })
 const webhookClient = KubeClient.fromFile(clusterInfo().kubeconfig, 'template-sync-webhook-test')
-const server = await startWebhookServer({
+const server = await startTestWebhook({
   client: webhookClient,
   log: pino({ level: 'debug' }, logSink),
-  config: { operatorUsernames: [OPERATOR] },
+  operatorUsernames: [OPERATOR],
   certDir,
-  host: '127.0.0.1',
-  port: 0,
-  healthHost: '127.0.0.1',
-  healthPort: 0,
-  drainMs: 0,
   certPollMs: 2_000,
   certDebounceMs: 100,
 })
@@ -118,7 +111,6 @@ t.teardown(async () => {
   await server.shutdown()
   webhookClient.close()
 })
-await server.synced()
 
 const names = `ts-strict-${process.pid}`
 const strictMatch = [
@@ -256,46 +248,13 @@ async function renderedConfigMap(
   })
 }
 
-interface Raw {
-  status: number
-  headers: Record<string, string | string[] | undefined>
-  body: { message?: string; [k: string]: unknown }
-}
+type Raw = RawAnswer
 
 /** A request through the admin credentials that also returns the headers (Warning) and the raw Status. */
-async function raw(method: string, path: string, body?: unknown, contentType = MERGE): Promise<Raw> {
-  const url = new URL(clusterInfo().server + path)
-  const opts: RequestOptions & { headers: Record<string, string> } = {
-    method,
-    hostname: url.hostname,
-    port: url.port,
-    path: url.pathname + url.search,
-    headers: {},
-  }
-  await admin.kubeConfig.applyToHTTPSOptions(opts)
-  opts.headers['Accept'] = 'application/json'
-  if (body !== undefined) opts.headers['Content-Type'] = contentType
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(opts, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8')
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? (JSON.parse(text) as Raw['body']) : {} })
-      })
-    })
-    req.on('error', reject)
-    if (body !== undefined) req.write(JSON.stringify(body))
-    req.end()
-  })
-}
+const raw = (method: string, path: string, body?: unknown, contentType = MERGE): Promise<Raw> =>
+  rawRequest(admin, method, path, body, contentType)
 
-const decisions = (): number => {
-  const text = server.metrics.registry.render()
-  let n = 0
-  for (const line of text.split('\n')) if (line.startsWith('template_sync_webhook_decisions_total{')) n += Number(line.split(' ').pop())
-  return n
-}
+const decisions = (): number => decisionCount(server)
 
 // The API server loads webhook configurations asynchronously: wait until ours is called.
 {

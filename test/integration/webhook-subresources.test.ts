@@ -15,15 +15,23 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadAll } from 'js-yaml'
-import pino from 'pino'
 import { ANNOTATION_INSTANCE_REF, LABEL_SYNC_MODE } from '../../src/api/names.ts'
 import { handlingOf, subresourceRule } from '../../src/admission/subresources.ts'
 import { KubeClient } from '../../src/kube/client.ts'
 import { KubeApiError } from '../../src/kube/errors.ts'
-import { startWebhookServer } from '../../src/webhook/server.ts'
 import { adminClient, clusterInfo, eventually, freshNamespace, issueServingCert } from './helpers/cluster.ts'
 import { installCrds } from './helpers/operator.ts'
-import { MERGE, ownerIn, ownershipMeta, rawRequest, STRATEGIC, tiPath, type Owner } from './helpers/strict.ts'
+import {
+  decisionCount,
+  MERGE,
+  ownerIn,
+  startTestWebhook,
+  ownershipMeta,
+  rawRequest,
+  STRATEGIC,
+  tiPath,
+  type Owner,
+} from './helpers/strict.ts'
 import { waitUntilCalled } from './helpers/webhook.ts'
 
 const admin = adminClient()
@@ -43,22 +51,11 @@ mkdirSync(certDir)
 writeFileSync(join(certDir, 'tls.crt'), pair.cert)
 writeFileSync(join(certDir, 'tls.key'), pair.key)
 const webhookClient = KubeClient.fromFile(clusterInfo().kubeconfig, 'template-sync-webhook-test')
-const server = await startWebhookServer({
-  client: webhookClient,
-  log: pino({ level: process.env.TEMPLATE_SYNC_TEST_LOG ?? 'silent' }),
-  config: { operatorUsernames: [operator] },
-  certDir,
-  host: '127.0.0.1',
-  port: 0,
-  healthHost: '127.0.0.1',
-  healthPort: 0,
-  drainMs: 0,
-})
+const server = await startTestWebhook({ client: webhookClient, operatorUsernames: [operator], certDir })
 t.teardown(async () => {
   await server.shutdown()
   webhookClient.close()
 })
-await server.synced()
 
 // ---- the chart's webhook configuration, pointed at it --------------------------------
 
@@ -111,12 +108,7 @@ const cmPath = (ns: string, name = ''): string => `/api/v1/namespaces/${ns}/conf
 const deployPath = (ns: string, name = ''): string => `/apis/apps/v1/namespaces/${ns}/deployments${name ? `/${name}` : ''}`
 const podPath = (ns: string, name = ''): string => `/api/v1/namespaces/${ns}/pods${name ? `/${name}` : ''}`
 
-const decisions = (): number =>
-  server.metrics.registry
-    .render()
-    .split('\n')
-    .filter((l) => l.startsWith('template_sync_webhook_decisions_total{'))
-    .reduce((n, l) => n + Number(l.split(' ').pop()), 0)
+const decisions = (): number => decisionCount(server)
 
 async function strict(tt: Parameters<typeof freshNamespace>[0], opts: Parameters<typeof ownerIn>[3] = {}): Promise<Owner> {
   return ownerIn(admin, server.caches, await freshNamespace(tt, admin, 'sub'), opts)
@@ -359,8 +351,8 @@ t.test('namespaces/finalize cannot change the labels of a strict Namespace', asy
 
 // ---- objects held in Terminating ---------------------------------------------------------
 
-t.test('an object held in Terminating by another finalizer stays guarded; the finalizer can go', async (t) => {
-  const o = await strict(t)
+/** A strict ConfigMap with another controller's finalizer on it. */
+async function heldConfigMap(o: Owner): Promise<void> {
   await admin.request('POST', cmPath(o.ns), {
     body: {
       apiVersion: 'v1',
@@ -369,6 +361,11 @@ t.test('an object held in Terminating by another finalizer stays guarded; the fi
       data: { a: '1' },
     },
   })
+}
+
+t.test('an object held in Terminating by another finalizer stays guarded; the finalizer can go', async (t) => {
+  const o = await strict(t)
+  await heldConfigMap(o)
   t.equal((await rawRequest(admin, 'DELETE', cmPath(o.ns, 'held'))).status, 403, 'a user cannot delete it')
   // The reconciler prunes it; another controller's finalizer keeps it.
   const pruned = await rawRequest(admin, 'DELETE', cmPath(o.ns, 'held'), undefined, MERGE, asOperator)
@@ -386,14 +383,7 @@ t.test('an object in Terminating may change while its owner is being deleted', a
   t.teardown(() =>
     admin.request('PATCH', tiPath(o.ns, 'inst'), { body: { metadata: { finalizers: null } }, contentType: MERGE }).catch(() => undefined),
   )
-  await admin.request('POST', cmPath(o.ns), {
-    body: {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: 'held', finalizers: ['example.com/hold'], ...ownershipMeta(o) },
-      data: { a: '1' },
-    },
-  })
+  await heldConfigMap(o)
   t.teardown(() =>
     admin.request('PATCH', cmPath(o.ns, 'held'), { body: { metadata: { finalizers: null } }, contentType: MERGE }).catch(() => undefined),
   )

@@ -18,6 +18,8 @@ import {
 } from '../../../src/api/names.ts'
 import type { KubeClient } from '../../../src/kube/client.ts'
 import type { WebhookCaches } from '../../../src/webhook/caches.ts'
+import pino from 'pino'
+import { startWebhookServer, type WebhookServer, type WebhookServerOptions } from '../../../src/webhook/server.ts'
 import { eventually } from './cluster.ts'
 
 export const MERGE = 'application/merge-patch+json'
@@ -122,4 +124,32 @@ export async function rawRequest(
     if (body !== undefined) req.write(typeof body === 'string' ? body : JSON.stringify(body))
     req.end()
   })
+}
+
+/** Admission decisions the webhook has made so far, from its metrics. */
+export function decisionCount(server: Pick<WebhookServer, 'metrics'>): number {
+  return server.metrics.registry
+    .render()
+    .split('\n')
+    .filter((l) => l.startsWith('template_sync_webhook_decisions_total{'))
+    .reduce((n, l) => n + Number(l.split(' ').pop()), 0)
+}
+
+/** The webhook in this process on loopback ports, once its caches have synced. Stop it with shutdown(). */
+export async function startTestWebhook(
+  opts: Pick<WebhookServerOptions, 'client' | 'certDir'> & Partial<WebhookServerOptions> & { operatorUsernames?: string[] },
+): Promise<WebhookServer> {
+  const { operatorUsernames, ...rest } = opts
+  const server = await startWebhookServer({
+    log: pino({ level: process.env.TEMPLATE_SYNC_TEST_LOG ?? 'silent' }),
+    config: { operatorUsernames: operatorUsernames ?? [] },
+    host: '127.0.0.1',
+    port: 0,
+    healthHost: '127.0.0.1',
+    healthPort: 0,
+    drainMs: 0,
+    ...rest,
+  })
+  await server.synced()
+  return server
 }
