@@ -28,7 +28,7 @@ const { createWebhookLogger, bufferedLogDestination } = await import(new URL('we
 const imports = settle()
 const heapAtImports = process.memoryUsage().heapUsed
 
-const { server, cert, key, operator } = JSON.parse(process.env.BENCH_MEMORY_CHILD ?? '{}')
+const { server, cert, key, operator, memoryLimitBytes } = JSON.parse(process.env.BENCH_MEMORY_CHILD ?? '{}')
 const certDir = mkdtempSync(join(tmpdir(), 'ts-bench-wh-mem-'))
 writeFileSync(join(certDir, 'tls.crt'), cert)
 writeFileSync(join(certDir, 'tls.key'), key)
@@ -45,6 +45,8 @@ const webhook = await startWebhookServer({
   healthHost: '127.0.0.1',
   healthPort: 0,
   drainMs: 0,
+  // The container limit the chart passes through the downward API.
+  ...(memoryLimitBytes ? { memoryLimitBytes } : {}),
 })
 await webhook.synced()
 const cached = settle()

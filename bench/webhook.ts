@@ -37,6 +37,8 @@ import { createWebhookMetrics } from '../src/webhook/metrics.ts'
 import { bufferedLogDestination, createWebhookLogger } from '../src/webhook/logger.ts'
 import { admissionReview, fullInstance, fullTemplate, renderedDeployment, syntheticCaches } from '../src/webhook/synthetic.ts'
 import type { KubeObject } from '../src/api/meta.ts'
+import { parseMemoryQuantity } from '../src/webhook/sizing.ts'
+import { LATENCY_GOAL_MS, RSS_GOAL_MIB, runHostileCases, type HostileResult } from './webhook-hostile.ts'
 
 const CONCURRENCY = 32
 // BENCH_ROUNDS=4 for a quicker, noisier look.
@@ -273,12 +275,30 @@ interface MemoryReport {
   heap: number
 }
 
-/** The Node flags the chart gives the webhook by default (values.yaml webhook.nodeOptions). */
+interface ChartWebhookValues {
+  webhook?: { nodeOptions?: string; heapPercent?: number; resources?: { limits?: { memory?: string } } }
+}
+
+function chartValues(): ChartWebhookValues {
+  return load(readFileSync(new URL('../charts/template-sync/values.yaml', import.meta.url), 'utf8')) as ChartWebhookValues
+}
+
+/** The container memory limit the chart gives the webhook by default, in bytes. */
+function chartMemoryLimit(): number | undefined {
+  const limit = chartValues().webhook?.resources?.limits?.memory
+  return limit === undefined ? undefined : parseMemoryQuantity(String(limit))
+}
+
+/**
+ * The Node flags the chart gives the webhook by default: the heap limit it
+ * derives from the memory limit (template-sync.webhookHeapFlag), then
+ * values.yaml webhook.nodeOptions.
+ */
 function chartNodeOptions(): string[] {
-  const values = load(readFileSync(new URL('../charts/template-sync/values.yaml', import.meta.url), 'utf8')) as {
-    webhook?: { nodeOptions?: string }
-  }
-  return (values.webhook?.nodeOptions ?? '').split(' ').filter((f) => f !== '')
+  const w = chartValues().webhook
+  const limit = chartMemoryLimit()
+  const heap = limit === undefined ? [] : [`--max-old-space-size=${Math.floor(((limit / 1024 / 1024) * (w?.heapPercent ?? 60)) / 100)}`]
+  return [...heap, ...(w?.nodeOptions ?? '').split(' ').filter((f) => f !== '')]
 }
 
 /** Compiles src/ to dist/, the form the image runs. */
@@ -300,12 +320,17 @@ async function measureMemory(
   certs: Certs,
   ask: (job: Job) => Promise<RoundResult>,
   nodeFlags: readonly string[] = chartNodeOptions(),
-): Promise<MemoryReport> {
+  hostile = false,
+): Promise<MemoryReport & { hostile: HostileResult[] }> {
   buildDist()
   const api = await fakeApiServer()
   const operator = 'system:serviceaccount:template-sync:reconciler'
+  const memoryLimitBytes = chartMemoryLimit()
   const child = fork(fileURLToPath(new URL('./webhook-memory-child.mjs', import.meta.url)), [], {
-    env: { ...process.env, BENCH_MEMORY_CHILD: JSON.stringify({ server: api.url, cert: certs.cert, key: certs.key, operator }) },
+    env: {
+      ...process.env,
+      BENCH_MEMORY_CHILD: JSON.stringify({ server: api.url, cert: certs.cert, key: certs.key, operator, memoryLimitBytes }),
+    },
     // The image's flag (Dockerfile ENTRYPOINT) and the chart's NODE_OPTIONS, plus gc exposed for steady readings.
     execArgv: ['--enable-source-maps', '--expose-gc', ...nodeFlags],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -321,6 +346,18 @@ async function measureMemory(
   const load = workload(api.owners, 256, () => true)
   const res = await ask({ port: first.port, durationMs: ROUND_MS, check: true, ...load })
   if (res.errors > 0 || res.mismatches > 0) console.log(`WARNING: memory run had ${res.errors} errors and ${res.mismatches} wrong verdicts`)
+  const hostileResults: HostileResult[] = []
+  if (hostile && child.pid !== undefined) {
+    // Valid reviews at 50 per second from the load thread while each case runs.
+    const valid = (durationMs: number): Promise<RoundResult> => ask({ port: first.port, durationMs, ratePerSec: 50, check: true, ...load })
+    for (const r of await runHostileCases(child.pid, first.port, certs.ca, valid)) {
+      hostileResults.push(r)
+      console.log(
+        `hostile: ${r.name}: answers ${JSON.stringify(r.answers)}; RSS ${r.rssBeforeMib} -> peak ${r.peakRssMib} MiB (goal <= ${RSS_GOAL_MIB}); ` +
+          `valid reviews meanwhile: ${r.validAnswered}, worst ${r.worstValidMs} ms (goal <= ${LATENCY_GOAL_MS}), errors ${r.validErrors}`,
+      )
+    }
+  }
   const report = new Promise<{ rss: number; maxRss: number; heap: number }>((resolve) =>
     child.once('message', (m) => resolve(m as { rss: number; maxRss: number; heap: number })),
   )
@@ -328,7 +365,7 @@ async function measureMemory(
   const last = await report
   await new Promise((resolve) => child.once('exit', resolve))
   api.close()
-  return { imports: first.imports, cached: first.cached, cacheHeap: first.cacheHeap, ...last }
+  return { imports: first.imports, cached: first.cached, cacheHeap: first.cacheHeap, ...last, hostile: hostileResults }
 }
 
 // ---- main -------------------------------------------------------------------
@@ -418,7 +455,7 @@ function summarize(rounds: RoundResult[]): Summary {
   }
 }
 
-/** `node bench/webhook.ts --memory-only`: just the memory figure. */
+/** `node bench/webhook.ts --memory-only [--hostile]`: just the memory figure (and the hostile cases). */
 async function memoryOnly(): Promise<void> {
   const certs = makeCerts()
   const worker = new Worker(new URL(import.meta.url), { workerData: { ca: certs.ca } satisfies WorkerInput })
@@ -435,6 +472,7 @@ async function memoryOnly(): Promise<void> {
           .slice('--node-flags='.length)
           .split(' ')
           .filter((f) => f !== ''),
+    process.argv.includes('--hostile'),
   )
   worker.postMessage('stop')
   const mib = (n: number): number => Math.round((n / 1024 / 1024) * 10) / 10
@@ -447,6 +485,10 @@ async function memoryOnly(): Promise<void> {
       rss_mib: mib(mem.rss),
       peak_rss_mib: mib(mem.maxRss),
       heap_mib: mib(mem.heap),
+      ...(mem.hostile.length > 0 && {
+        hostile_peak_rss_mib: Math.max(...mem.hostile.map((h) => h.peakRssMib)),
+        hostile_worst_valid_ms: Math.max(...mem.hostile.map((h) => h.worstValidMs)),
+      }),
     }),
   )
 }
@@ -541,7 +583,7 @@ async function main(): Promise<void> {
   await webhook.close()
   await baseline.close()
 
-  const mem = await measureMemory(certs, ask)
+  const mem = await measureMemory(certs, ask, chartNodeOptions(), !process.argv.includes('--no-hostile'))
   worker.postMessage('stop')
 
   const mib = (n: number): number => Math.round((n / 1024 / 1024) * 10) / 10
@@ -597,6 +639,15 @@ async function main(): Promise<void> {
       rss_before_caches_mib: mib(mem.imports),
       cache_heap_mib: mib(mem.cacheHeap),
       concurrency: CONCURRENCY,
+      hostile: mem.hostile.map((h) => ({
+        case: h.name,
+        answers: h.answers,
+        peak_rss_mib: h.peakRssMib,
+        worst_valid_ms: h.worstValidMs,
+        valid_errors: h.validErrors,
+      })),
+      hostile_peak_rss_mib: Math.max(0, ...mem.hostile.map((h) => h.peakRssMib)),
+      hostile_worst_valid_ms: Math.max(0, ...mem.hostile.map((h) => h.worstValidMs)),
       errors: w.errors + openLoop.reduce((n, o) => n + o.webhook.errors, 0),
       wrong_verdicts: w.mismatches + openLoop.reduce((n, o) => n + o.webhook.mismatches, 0),
     }),

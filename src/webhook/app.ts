@@ -24,7 +24,7 @@ import type { AdmissionReview } from '../admission/types.ts'
 import { BodyRefused, readBody } from './body-reader.ts'
 import { admitConnection, clientAuthTlsOptions, type ClientAuth } from './client-auth.ts'
 import { logDecision, resultOf } from './decision-log.ts'
-import { BodyError, MAX_JSON_DEPTH, MAX_JSON_VALUES, parseJsonBody } from './json-body.ts'
+import { BodyError, MAX_JSON_DEPTH, MAX_JSON_VALUES, parseJsonBuffer } from './json-body.ts'
 import { MemoryBudget } from './memory-budget.ts'
 import type { WebhookMetrics } from './metrics.ts'
 import { expectationRefusal, protocolRefusal, rawResponse, type ProtocolRefusal } from './protocol-errors.ts'
@@ -77,6 +77,8 @@ export interface WebhookAppOptions {
   readonly bodyLimit?: number
   readonly maxDepth?: number
   readonly maxValues?: number
+  /** Most heap one parsed review may take, by the estimate of json-body.ts; more is answered 413. */
+  readonly maxParseBytes?: number
   /** Bytes of bodies held at once while they arrive; a body that does not fit is answered 503. */
   readonly budget?: MemoryBudget
   /** Open connections at most; more are dropped before the TLS handshake. */
@@ -149,6 +151,7 @@ interface RouteOptions {
   readonly bodyLimit: number
   readonly maxDepth: number
   readonly maxValues: number
+  readonly maxParseBytes: number | undefined
   readonly budget: MemoryBudget
 }
 
@@ -157,7 +160,7 @@ function declaredLength(header: string | undefined): number | undefined {
   return Number(header)
 }
 
-const validateRoute: FastifyPluginAsync<RouteOptions> = async (app, { deps, bodyLimit, maxDepth, maxValues, budget }) => {
+const validateRoute: FastifyPluginAsync<RouteOptions> = async (app, { deps, bodyLimit, maxDepth, maxValues, maxParseBytes, budget }) => {
   const { lookups, config, metrics } = deps
   const reject = (reply: FastifyReply, code: number, cause: string, message: string): StatusBody => {
     metrics.rejected.inc({ code: String(code), cause })
@@ -173,7 +176,7 @@ const validateRoute: FastifyPluginAsync<RouteOptions> = async (app, { deps, body
       (body) => {
         let parsed: unknown
         try {
-          parsed = parseJsonBody(body.text, maxDepth, maxValues)
+          parsed = parseJsonBuffer(body.bytes, { maxDepth, maxValues, ...(maxParseBytes !== undefined ? { maxParseBytes } : {}) })
         } catch (err) {
           done(err as Error, undefined)
           return
@@ -294,6 +297,7 @@ export function buildWebhookApp(deps: WebhookAppOptions): FastifyInstance {
     bodyLimit,
     maxDepth: deps.maxDepth ?? MAX_JSON_DEPTH,
     maxValues: deps.maxValues ?? MAX_JSON_VALUES,
+    maxParseBytes: deps.maxParseBytes,
     budget,
   })
   return app
@@ -335,35 +339,50 @@ function guardConnections(app: FastifyInstance, deps: WebhookAppOptions): void {
   if (max !== undefined) server.maxConnections = max
   server.on('drop', () => deps.metrics.rejected.inc({ code: '0', cause: 'TooManyConnections' }))
 
-  // Near the cap, idle keep-alive connections make room: the API server opens a new one when it needs it.
+  // Near the cap, a newcomer gets room: the connection that has waited longest
+  // since its handshake without sending a request goes. A connection that has
+  // sent a review is never made room from: closing a keep-alive connection the
+  // API server is about to reuse would fail its next call. Only when no
+  // connection is waiting is a newcomer dropped.
+  const fresh = new Set<Socket>()
+  const headroom = max === undefined ? 0 : Math.max(1, Math.floor(max * 0.05))
   let open = 0
-  let lastReap = 0
+  const evictOne = (): void => {
+    const victim = fresh.values().next().value
+    if (victim === undefined) return
+    deps.metrics.rejected.inc({ code: '0', cause: 'Evicted' })
+    victim.destroy()
+  }
   server.on('connection', (socket: Socket) => {
     open++
     socket.once('close', () => open--)
-    if (max !== undefined && open >= Math.ceil(max * 0.9) && Date.now() - lastReap > 1_000) {
-      lastReap = Date.now()
-      app.server.closeIdleConnections()
-    }
+    if (max !== undefined && open > max - headroom) evictOne()
   })
 
   const firstRequestMs = deps.firstRequestTimeoutMs ?? 3_000
   const waiting = new WeakMap<Socket, NodeJS.Timeout>()
-  const expectRequest = (socket: Socket): void => {
+  const established = (socket: Socket): void => {
+    fresh.add(socket)
     const timer = setTimeout(() => {
       deps.metrics.rejected.inc({ code: '0', cause: 'NoRequest' })
       socket.destroy()
     }, firstRequestMs)
     timer.unref()
     waiting.set(socket, timer)
-    socket.once('close', () => clearTimeout(timer))
+    socket.once('close', () => {
+      clearTimeout(timer)
+      fresh.delete(socket)
+    })
   }
-  server.on(deps.tls !== undefined ? 'secureConnection' : 'connection', expectRequest)
+  server.on(deps.tls !== undefined ? 'secureConnection' : 'connection', established)
   app.server.on('request', (req: { socket: Socket }) => {
-    const timer = waiting.get(req.socket)
-    if (timer === undefined) return
-    clearTimeout(timer)
-    waiting.delete(req.socket)
+    const socket = req.socket
+    fresh.delete(socket)
+    const timer = waiting.get(socket)
+    if (timer !== undefined) {
+      clearTimeout(timer)
+      waiting.delete(socket)
+    }
   })
   if (deps.tls !== undefined) {
     // With a listener, closing the socket is ours to do (Node only does it when nobody listens).

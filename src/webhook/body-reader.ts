@@ -30,7 +30,8 @@ export interface ReadOptions {
 }
 
 export interface ReadBody {
-  readonly text: string
+  /** The body, checked to be UTF-8. */
+  readonly bytes: Buffer
   /** Gives the reserved bytes back; call once the text has been parsed. */
   readonly release: () => void
 }
@@ -41,7 +42,7 @@ const tooLarge = (limit: number): BodyRefused =>
 const busy = (): BodyRefused =>
   new BodyRefused('Busy', 503, 'the template-sync webhook is reading other large review bodies at its memory limit; retry')
 
-/** Reads the whole body as UTF-8 text; rejects with BodyRefused. */
+/** Reads the whole body (UTF-8); rejects with BodyRefused. */
 export function readBody(payload: Readable, opts: ReadOptions): Promise<ReadBody> {
   const { declared, limit, budget } = opts
   if (declared !== undefined && declared > limit) return Promise.reject(tooLarge(limit))
@@ -87,7 +88,7 @@ export function readBody(payload: Readable, opts: ReadOptions): Promise<ReadBody
         reject(new BodyRefused('InvalidEncoding', 400, 'the request body is not valid UTF-8'))
         return
       }
-      resolve({ text: whole.toString('utf8'), release })
+      resolve({ bytes: whole, release })
     }
     const onError = (): void => stop(new BodyRefused('Aborted', 400, 'the request body could not be read'))
     const onAborted = (): void => stop(new BodyRefused('Aborted', 400, 'the client aborted the request body'))

@@ -5,10 +5,10 @@
 // reaches a prototype.
 //
 // Before anything is parsed, the cost is bounded: nesting and the number of
-// values are checked against what the API server can ever send (the figures
-// and their arithmetic are in docs/webhook-limits.md). A body within those
-// bounds parses in bounded time and memory; one beyond them is refused with
-// 400 before V8 spends anything on it.
+// values are checked on the bytes against what the API server can ever send
+// (the figures and their arithmetic are in docs/webhook-limits.md). A body
+// within those bounds parses in bounded time and memory; one beyond them is
+// refused with 400 before V8 spends anything on it, not even a string.
 //
 // Two things are done on the way that do not change any verdict:
 // - metadata.managedFields of object and oldObject is cut out of the text and
@@ -37,34 +37,42 @@ export const MAX_JSON_DEPTH = 10_002
  */
 export const MAX_JSON_VALUES = 2 * ((2 * 1024 * 1024) / 2) + 64 * 1024
 
-export type BodyProblem = 'EmptyBody' | 'TooDeep' | 'TooManyValues' | 'InvalidJSON'
+export type BodyProblem = 'EmptyBody' | 'TooDeep' | 'TooManyValues' | 'TooCostly' | 'InvalidJSON'
 
 export class BodyError extends Error {
   override readonly name = 'BodyError'
-  readonly statusCode = 400
+  readonly statusCode: number
   readonly problem: BodyProblem
 
-  constructor(problem: BodyProblem, message: string) {
+  constructor(problem: BodyProblem, message: string, statusCode = 400) {
     super(message)
     this.problem = problem
+    this.statusCode = statusCode
   }
 }
 
 export interface BodyLimits {
   readonly maxDepth: number
   readonly maxValues: number
+  /**
+   * Most V8 heap the parsed body may take, as estimated from its shape before
+   * parsing (see PARSE_COST). The webhook sets it from its heap limit; a body
+   * beyond it is answered 413 instead of exhausting the heap.
+   */
+  readonly maxParseBytes?: number
 }
 
 export const DEFAULT_BODY_LIMITS: BodyLimits = Object.freeze({ maxDepth: MAX_JSON_DEPTH, maxValues: MAX_JSON_VALUES })
 
-/** Opening brackets anywhere in the text, strings included: an upper bound of the nesting depth. */
-function countOpenings(text: string, stopAbove: number): number {
-  let n = 0
-  for (const ch of ['{', '[']) {
-    for (let i = text.indexOf(ch); i >= 0; i = text.indexOf(ch, i + 1)) if (++n > stopAbove) return n
-  }
-  return n
-}
+/**
+ * Heap bytes JSON.parse spends, rounded up from measurements on Node 24: an
+ * empty object ~63, an empty array ~39, a member of a large object ~70 and of
+ * a small one far less, an array element ~10-13 (a number or a short string),
+ * and the text itself while it is parsed.
+ */
+export const PARSE_COST = Object.freeze({ container: 64, member: 56, element: 16, textByte: 2 })
+/** The most a byte of text can cost by PARSE_COST: "{}," is a container and an element in three bytes. */
+const WORST_COST_PER_BYTE = Math.ceil((PARSE_COST.container + PARSE_COST.element) / 3) + PARSE_COST.textByte
 
 /** Index of the quote that closes the string opened at `open`, or -1. */
 function closingQuote(text: string, open: number): number {
@@ -78,63 +86,101 @@ function closingQuote(text: string, open: number): number {
   }
 }
 
-/**
- * True when brackets outside strings nest deeper than max. Exact for valid
- * JSON; malformed text is left to JSON.parse and may be answered false.
- */
-export function nestsDeeperThan(text: string, max: number): boolean {
-  // Fast paths for ordinary bodies. Valid JSON nesting deeper than max has an
-  // opening and a closing bracket per level, so a body shorter than that
-  // (most reviews) nests less, or is malformed and refused by the parser.
-  // Otherwise: too few opening brackets to nest that deep.
-  if (text.length <= 2 * max + 1 || countOpenings(text, max) <= max) return false
-  return scan(text, max, Number.POSITIVE_INFINITY) === 'TooDeep'
+/** The same on UTF-8 bytes: no byte of a multi-byte character is below 0x80, so quotes and brackets are found by byte. */
+function closingQuoteByte(bytes: Buffer, open: number): number {
+  let j = open
+  for (;;) {
+    j = bytes.indexOf(0x22, j + 1)
+    if (j < 0) return -1
+    let backslashes = 0
+    for (let k = j - 1; bytes[k] === 0x5c; k--) backslashes++
+    if (backslashes % 2 === 0) return j
+  }
 }
 
-/**
- * True when valid text may hold more than max JSON values. The count is an
- * upper bound: every value but the first of a container follows a comma, and
- * every container opens with a bracket.
- */
-export function hasMoreValuesThan(text: string, max: number): boolean {
-  // Every value takes at least one character and all but the last a separator.
-  if ((text.length + 1) / 2 <= max) return false
-  return scan(text, Number.POSITIVE_INFINITY, max) === 'TooManyValues'
-}
+type Bound = 'TooDeep' | 'TooManyValues' | 'TooCostly' | undefined
 
-/** One pass outside strings, stopping at the first bound exceeded. */
-function scan(text: string, maxDepth: number, maxValues: number): 'TooDeep' | 'TooManyValues' | undefined {
+/**
+ * One pass over the bytes outside strings, stopping at the first bound
+ * exceeded. For valid JSON the value count is exact: the root, one per comma,
+ * and one per container that is not empty (its first element or member). The
+ * parse cost adds PARSE_COST per container, member and element.
+ */
+function scan(bytes: Buffer, maxDepth: number, maxValues: number, maxCost: number): Bound {
   let depth = 0
   let values = 1
-  const n = text.length
+  const n = bytes.length
+  let cost = n * PARSE_COST.textByte
+  // Whether the container at each depth is an object (members) or an array (elements).
+  const inObject = new Uint8Array(Math.min(maxDepth, n) + 2)
   for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i)
+    const c = bytes[i]
     if (c === 0x22) {
-      const j = closingQuote(text, i)
+      const j = closingQuoteByte(bytes, i)
       if (j < 0) return undefined
       i = j
     } else if (c === 0x7b || c === 0x5b) {
       if (++depth > maxDepth) return 'TooDeep'
-      if (++values > maxValues) return 'TooManyValues'
+      const object = c === 0x7b
+      inObject[depth] = object ? 1 : 0
+      cost += PARSE_COST.container
+      // "{" closes with "}" (0x7d), "[" with "]" (0x5d): two more than the opening byte.
+      if (bytes[i + 1] !== c + 2) {
+        if (++values > maxValues) return 'TooManyValues'
+        cost += object ? PARSE_COST.member : PARSE_COST.element
+      }
+      if (cost > maxCost) return 'TooCostly'
     } else if (c === 0x7d || c === 0x5d) {
       depth--
     } else if (c === 0x2c) {
       if (++values > maxValues) return 'TooManyValues'
+      cost += inObject[depth] === 1 ? PARSE_COST.member : PARSE_COST.element
+      if (cost > maxCost) return 'TooCostly'
     }
   }
   return undefined
 }
 
-function checkBounds(text: string, limits: BodyLimits): void {
-  const shortEnough = text.length <= 2 * limits.maxDepth + 1 && (text.length + 1) / 2 <= limits.maxValues
-  if (shortEnough) return
-  const depthPossible = text.length > 2 * limits.maxDepth + 1 && countOpenings(text, limits.maxDepth) > limits.maxDepth
-  const problem = scan(text, depthPossible ? limits.maxDepth : Number.POSITIVE_INFINITY, limits.maxValues)
+/** Short bodies cannot exceed a bound: a level needs two bytes, a value one and a separator, and a byte costs at most WORST_COST_PER_BYTE. */
+function mayExceed(length: number, limits: BodyLimits): boolean {
+  return (
+    length > 2 * limits.maxDepth + 1 ||
+    (length + 1) / 2 > limits.maxValues ||
+    length * WORST_COST_PER_BYTE > (limits.maxParseBytes ?? Number.POSITIVE_INFINITY)
+  )
+}
+
+const NO_LIMIT = Number.POSITIVE_INFINITY
+
+/** True when brackets outside strings nest deeper than max. Exact for valid JSON; malformed text may be answered false. */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  if (text.length <= 2 * max + 1) return false
+  return scan(Buffer.from(text), max, NO_LIMIT, NO_LIMIT) === 'TooDeep'
+}
+
+/** True when valid text holds more than max JSON values (keys are not values). */
+export function hasMoreValuesThan(text: string, max: number): boolean {
+  if ((text.length + 1) / 2 <= max) return false
+  return scan(Buffer.from(text), NO_LIMIT, max, NO_LIMIT) === 'TooManyValues'
+}
+
+/** Throws BodyError when the body nests, holds or would cost more than the limits allow; reads the bytes once. */
+export function checkBodyBounds(bytes: Buffer, limits: BodyLimits = DEFAULT_BODY_LIMITS): void {
+  if (!mayExceed(bytes.length, limits)) return
+  const problem = scan(bytes, limits.maxDepth, limits.maxValues, limits.maxParseBytes ?? NO_LIMIT)
   if (problem === 'TooDeep') throw new BodyError('TooDeep', `the request body nests deeper than ${limits.maxDepth} levels`)
   if (problem === 'TooManyValues') {
     throw new BodyError(
       'TooManyValues',
       `the request body holds more than ${limits.maxValues} JSON values, more than two objects the API server can store`,
+    )
+  }
+  if (problem === 'TooCostly') {
+    throw new BodyError(
+      'TooCostly',
+      `parsing the request body would take more than the ${Math.round((limits.maxParseBytes ?? 0) / 1024 / 1024)} MiB of heap ` +
+        'the webhook allows one review; raise its memory limit to judge objects this dense',
+      413,
     )
   }
 }
@@ -259,13 +305,17 @@ function parseText(text: string): unknown {
   }
 }
 
-/** Parses a request body; throws BodyError (HTTP 400) saying what is wrong. */
-export function parseJsonBody(text: string, maxDepth: number = MAX_JSON_DEPTH, maxValues: number = MAX_JSON_VALUES): unknown {
-  if (!/\S/.test(text)) throw new BodyError('EmptyBody', 'the request body is empty; expected an AdmissionReview')
-  const limits: BodyLimits = { maxDepth, maxValues }
+const WHITESPACE: ReadonlySet<number> = new Set([0x20, 0x09, 0x0a, 0x0d])
+
+function isBlank(bytes: Buffer): boolean {
+  for (const b of bytes) if (!WHITESPACE.has(b)) return false
+  return true
+}
+
+/** Parses text whose bounds are already checked: managedFields cut out when that can be verified, else as it came. */
+function parseChecked(text: string): unknown {
   const elided = elideManagedFields(text)
   if (elided !== undefined) {
-    checkBounds(elided.text, limits)
     let parsed: unknown
     try {
       parsed = parseText(elided.text)
@@ -275,6 +325,31 @@ export function parseJsonBody(text: string, maxDepth: number = MAX_JSON_DEPTH, m
     if (parsed !== undefined && restoreCuts(parsed, elided.cuts)) return parsed
     // The cut was not where it should be, or the text is broken: judge the body exactly as it came.
   }
-  checkBounds(text, limits)
   return parseText(text)
+}
+
+const emptyBody = (): BodyError => new BodyError('EmptyBody', 'the request body is empty; expected an AdmissionReview')
+
+/**
+ * Parses a request body as it was read (UTF-8 bytes, already validated).
+ * The bounds are checked on the bytes, so that a body refused for them never
+ * costs a string. Throws BodyError (HTTP 400) saying what is wrong.
+ */
+export function parseJsonBuffer(bytes: Buffer, limits: BodyLimits = DEFAULT_BODY_LIMITS): unknown {
+  if (isBlank(bytes)) throw emptyBody()
+  checkBodyBounds(bytes, limits)
+  return parseChecked(bytes.toString('utf8'))
+}
+
+/** Parses a request body given as text; throws BodyError (HTTP 400) saying what is wrong. */
+export function parseJsonBody(
+  text: string,
+  maxDepth: number = MAX_JSON_DEPTH,
+  maxValues: number = MAX_JSON_VALUES,
+  maxParseBytes?: number,
+): unknown {
+  if (!/\S/.test(text)) throw emptyBody()
+  const limits: BodyLimits = { maxDepth, maxValues, ...(maxParseBytes !== undefined ? { maxParseBytes } : {}) }
+  if (mayExceed(text.length, limits)) checkBodyBounds(Buffer.from(text), limits)
+  return parseChecked(text)
 }

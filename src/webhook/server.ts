@@ -16,7 +16,7 @@ import { loadKeyPair, type KeyPair, type KeyPairFiles } from './keypair.ts'
 import type { ClientAuth } from './client-auth.ts'
 import { MemoryBudget } from './memory-budget.ts'
 import { createWebhookMetrics, observeCaches, type WebhookMetrics } from './metrics.ts'
-import { sizeFor } from './sizing.ts'
+import { parseAllowance, sizeFor } from './sizing.ts'
 
 export interface WebhookServerOptions {
   readonly client: KubeClient
@@ -139,6 +139,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     bodyLimit,
     budget: new MemoryBudget({ capacity: sizing.budgetBytes, smallBytes: SMALL_BODY_BYTES, reservedForSmall: sizing.reservedForSmall }),
     maxConnections,
+    maxParseBytes: parseAllowance(heapLimit),
     ...(opts.clientAuth !== undefined ? { clientAuth: opts.clientAuth } : {}),
     ...(opts.requestTimeoutMs !== undefined ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
     ...(opts.handshakeTimeoutMs !== undefined ? { handshakeTimeoutMs: opts.handshakeTimeoutMs } : {}),
@@ -198,6 +199,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
       clientCertificates: opts.clientAuth === undefined ? 'not required' : 'required',
       bodyLimitBytes: bodyLimit,
       bodyBudgetBytes: sizing.budgetBytes,
+      parseAllowanceBytes: parseAllowance(heapLimit),
       maxConnections,
       heapLimitBytes: heapLimit,
       ...(opts.memoryLimitBytes !== undefined ? { memoryLimitBytes: opts.memoryLimitBytes } : {}),

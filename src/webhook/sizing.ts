@@ -18,6 +18,15 @@ export interface Sizing {
 }
 
 /**
+ * Most heap one review may take once parsed: 60% of V8's heap limit. The
+ * rest holds the caches (~10 MiB for 10,000 instances), the text of the body
+ * while it is parsed, and garbage not yet collected.
+ */
+export function parseAllowance(heapLimitBytes: number): number {
+  return Math.floor(heapLimitBytes * 0.6)
+}
+
+/**
  * The budget for bodies is a quarter of the memory limit, but never less than
  * one body at the limit plus the small reserve: a review the API server can
  * send must always be judgeable on an idle webhook. Connections get 15% of

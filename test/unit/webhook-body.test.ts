@@ -158,6 +158,12 @@ t.test('values beyond the bound are refused before parsing, at the bound accepte
   t.equal(hasMoreValuesThan(dense(10), 100), false, 'short text is within the bound without a scan')
   t.equal(hasMoreValuesThan(dense(1000), 100), true)
   t.ok(MAX_JSON_VALUES > 2 * 1024 * 1024, 'two 2 MiB objects of two-byte values fit')
+  const empties = `[${Array.from({ length: 1000 }, () => '{}').join(',')}]`
+  t.equal(hasMoreValuesThan(empties, 1001), false, 'the count is exact: the array and its 1000 objects')
+  t.equal(hasMoreValuesThan(empties, 1000), true)
+  const members = JSON.stringify({ a: Array.from({ length: 500 }, (_, i) => ({ k: i, l: [] })) })
+  t.equal(hasMoreValuesThan(members, 1 + 1 + 500 * 3), false, 'keys are not values; an object, its members and the empty lists are')
+  t.equal(hasMoreValuesThan(members, 500 * 3 + 1), true)
 })
 
 t.test('the synthetic Deployment carries managedFields shaped like an API server writes them', async (t) => {
@@ -177,4 +183,21 @@ t.test('the synthetic Deployment carries managedFields shaped like an API server
   t.match(fields, /"k:\{\\"containerPort\\":8080,\\"protocol\\":\\"TCP\\"\}"/, 'ports keyed by port and protocol')
   const size = JSON.stringify(dep.metadata.managedFields).length / JSON.stringify(dep).length
   t.ok(size > 0.4 && size < 0.7, `managedFields is about half of the object, as measured on the API server (${size.toFixed(2)})`)
+})
+
+t.test('a body whose parse would exceed the heap allowance is refused with 413 before parsing', async (t) => {
+  const objects = `[${Array.from({ length: 10_000 }, () => '{}').join(',')}]`
+  let err: unknown
+  try {
+    parseJsonBody(objects, 10_002, MAX_JSON_VALUES, 500_000)
+  } catch (e) {
+    err = e
+  }
+  t.ok(err instanceof BodyError && err.problem === 'TooCostly' && err.statusCode === 413, 'TooCostly, 413')
+  t.match((err as Error).message, /more than the 0 MiB of heap|raise its memory limit/)
+  t.ok(Array.isArray(parseJsonBody(objects, 10_002, MAX_JSON_VALUES, 2_000_000)), 'with room it parses: 10,000 empty objects cost ~0.8 MB')
+  const real = JSON.stringify(
+    admissionReview({ operation: 'UPDATE', object: renderedDeployment(owner), oldObject: renderedDeployment(owner) }),
+  )
+  t.ok(parseJsonBody(real, 10_002, MAX_JSON_VALUES, 1_000_000), 'a real review costs far less than a megabyte by the estimate')
 })

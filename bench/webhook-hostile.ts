@@ -1,0 +1,269 @@
+// The hostile cases of bench:webhook, run against the webhook process as the
+// image runs it (bench/webhook-memory-child.mjs: dist/, the chart's Node
+// flags and memory limit, 10,000 TemplateInstances cached). For each case:
+// the answers the attacker got, the process's peak RSS while it ran, and the
+// worst latency of the valid reviews a load thread kept sending meanwhile.
+// Goals: no case takes the RSS past 200 MiB or a valid review past 1 s.
+
+import { readFileSync, writeFileSync } from 'node:fs'
+import { connect as tlsConnect, type TLSSocket } from 'node:tls'
+import { MAX_JSON_VALUES } from '../src/webhook/json-body.ts'
+
+export const RSS_GOAL_MIB = 200
+export const LATENCY_GOAL_MS = 1_000
+
+export interface HostileResult {
+  readonly name: string
+  /** Status codes the hostile requests got, e.g. {"413": 1}; "closed" when the server closed without an answer. */
+  readonly answers: Readonly<Record<string, number>>
+  readonly peakRssMib: number
+  readonly rssBeforeMib: number
+  /** Worst latency of the valid reviews answered while the case ran. */
+  readonly worstValidMs: number
+  readonly validAnswered: number
+  readonly validErrors: number
+  readonly ms: number
+}
+
+export interface ValidLoad {
+  /** Sends valid reviews at a fixed rate for durationMs; resolves with their latencies and error count. */
+  (durationMs: number): Promise<{ latencies: Float64Array; errors: number; mismatches: number }>
+}
+
+interface Answer {
+  readonly status: string
+}
+
+const MiB = 1024 * 1024
+
+function statusOf(text: string): string {
+  return /^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 'closed'
+}
+
+/** One raw request over TLS: `head`, then `body` in chunks of `chunk` bytes every `everyMs` (0: as fast as the socket takes). */
+function send(
+  port: number,
+  ca: string,
+  head: string,
+  body: Buffer | undefined,
+  opts: { chunk?: number; everyMs?: number; waitMs?: number } = {},
+): Promise<Answer> {
+  return new Promise((resolve) => {
+    let text = ''
+    let done = false
+    let timer: NodeJS.Timeout | undefined
+    const finish = (): void => {
+      if (done) return
+      done = true
+      if (timer) clearTimeout(timer)
+      socket.destroy()
+      resolve({ status: statusOf(text) })
+    }
+    const socket: TLSSocket = tlsConnect({ host: '127.0.0.1', port, ca }, () => {
+      socket.write(head)
+      if (body === undefined) return
+      const chunk = opts.chunk ?? 64 * 1024
+      let at = 0
+      const pump = (): void => {
+        while (!done && at < body.length) {
+          const ok = socket.write(body.subarray(at, at + chunk))
+          at += chunk
+          if (opts.everyMs) {
+            timer = setTimeout(pump, opts.everyMs)
+            return
+          }
+          if (!ok) {
+            socket.once('drain', pump)
+            return
+          }
+        }
+      }
+      pump()
+    })
+    socket.on('data', (d: Buffer) => {
+      text += d.toString('latin1')
+      const head = text.indexOf('\r\n\r\n')
+      const len = /content-length: (\d+)/i.exec(text)
+      if (head >= 0 && len && text.length >= head + 4 + Number(len[1])) finish()
+    })
+    socket.on('error', finish)
+    socket.on('close', finish)
+    setTimeout(finish, opts.waitMs ?? 30_000).unref()
+  })
+}
+
+const header = (length: number): string =>
+  `POST /validate HTTP/1.1\r\nHost: webhook\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`
+
+/** A syntactically valid AdmissionReview of a custom resource whose spec holds `spec` (JSON text) in both objects. */
+function review(specOld: string, specNew: string): Buffer {
+  const obj = (spec: string): string =>
+    `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"team-0","uid":"w-1"},"spec":${spec}}`
+  return Buffer.from(
+    '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"hostile","kind":{"group":"example.com","version":"v1","kind":"Widget"},' +
+      '"resource":{"group":"example.com","version":"v1","resource":"widgets"},"name":"w","namespace":"team-0","operation":"UPDATE",' +
+      `"userInfo":{"username":"mallory"},"object":${obj(specNew)},"oldObject":${obj(specOld)}}}`,
+  )
+}
+
+const denseObjects = (n: number): string => `[${'{},'.repeat(n - 1)}{}]`
+// Built with repeat: the bench process runs with the chart's heap limit too, and millions of small strings would not fit.
+const alternating = (n: number, first: number): string => {
+  const pair = first === 0 ? '0,1,' : '1,0,'
+  return `[${pair.repeat(Math.floor(n / 2))}${first}]`
+}
+
+function tally(answers: readonly Answer[]): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const a of answers) out[a.status] = (out[a.status] ?? 0) + 1
+  return out
+}
+
+interface Case {
+  readonly name: string
+  /** How long the valid load runs around the case. */
+  readonly loadMs: number
+  run(port: number, ca: string): Promise<Answer[]>
+}
+
+const cases: readonly Case[] = [
+  {
+    name: 'valid review of 31 MiB of dense [{},{},...]',
+    loadMs: 3_000,
+    run: async (port, ca) => {
+      const body = review('{}', `{"dense":${denseObjects(Math.floor((31 * MiB) / 3))}}`)
+      return [await send(port, ca, header(body.length), body)]
+    },
+  },
+  {
+    name: 'dense [{},{},...] just under the body limit (29 MiB)',
+    loadMs: 4_000,
+    run: async (port, ca) => {
+      const body = review('{}', `{"dense":${denseObjects(Math.floor((29 * MiB) / 3))}}`)
+      return [await send(port, ca, header(body.length), body)]
+    },
+  },
+  {
+    name: 'two 7.5 MiB arrays that differ everywhere',
+    loadMs: 3_000,
+    run: async (port, ca) => {
+      const n = Math.floor((7.5 * MiB) / 2)
+      const body = review(`{"values":${alternating(n, 0)}}`, `{"values":${alternating(n, 1)}}`)
+      return [await send(port, ca, header(body.length), body)]
+    },
+  },
+  {
+    name: 'the densest review the value bound accepts, both objects equal (a full walk)',
+    loadMs: 4_000,
+    run: async (port, ca) => {
+      // Each object gets half the bound, less what the envelope and the metadata hold.
+      const half = `{"dense":${denseObjects(Math.floor(MAX_JSON_VALUES / 2) - 64)}}`
+      const body = review(half, half)
+      return [await send(port, ca, header(body.length), body)]
+    },
+  },
+  {
+    name: 'two arrays of a million values within the bound that differ everywhere',
+    loadMs: 3_000,
+    run: async (port, ca) => {
+      const n = 1_000_000
+      const body = review(`{"values":${alternating(n, 0)}}`, `{"values":${alternating(n, 1)}}`)
+      return [await send(port, ca, header(body.length), body)]
+    },
+  },
+  {
+    name: 'eight 20 MiB bodies sent at 1 MiB/s each',
+    loadMs: 6_000,
+    run: async (port, ca) => {
+      const body = Buffer.alloc(20 * MiB, 0x20)
+      return Promise.all(
+        Array.from({ length: 8 }, () => send(port, ca, header(body.length), body, { chunk: 64 * 1024, everyMs: 62, waitMs: 5_000 })),
+      )
+    },
+  },
+  {
+    name: '2,600 idle TLS connections',
+    loadMs: 6_000,
+    run: async (port, ca) => {
+      const answers: Answer[] = []
+      await Promise.all(
+        Array.from(
+          { length: 2_600 },
+          () =>
+            new Promise<void>((resolve) => {
+              const s = tlsConnect({ host: '127.0.0.1', port, ca })
+              const started = Date.now()
+              let settled = false
+              const settle = (status: string): void => {
+                if (settled) return
+                settled = true
+                answers.push({ status })
+                resolve()
+              }
+              s.on('error', () => undefined)
+              // Closed by the server: dropped or made room from at the cap (at once), or cut at the first-request deadline.
+              s.on('close', () => settle(Date.now() - started < 1_000 ? 'closed-at-once' : 'closed-idle'))
+              setTimeout(() => {
+                settle('still-open')
+                s.destroy()
+              }, 5_000).unref()
+            }),
+        ),
+      )
+      return answers
+    },
+  },
+  {
+    name: 'header floods and bad framing from 200 connections',
+    loadMs: 3_000,
+    run: async (port, ca) =>
+      Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          send(
+            port,
+            ca,
+            i % 2 === 0
+              ? `POST /validate HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 3_000 }, (_, k) => `X-H${k}: v`).join('\r\n')}\r\n\r\n`
+              : 'POST /validate HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+            undefined,
+            { waitMs: 5_000 },
+          ),
+        ),
+      ),
+  },
+]
+
+function rssMib(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return m ? Math.round((Number(m[1]) / 1024) * 10) / 10 : Number.NaN
+}
+
+/** Runs every case against the webhook process `pid` listening on `port`, with valid load from `load`. */
+export async function runHostileCases(pid: number, port: number, ca: string, load: ValidLoad): Promise<HostileResult[]> {
+  const results: HostileResult[] = []
+  for (const c of cases) {
+    // Writing 5 to clear_refs resets the peak (VmHWM) to the current RSS.
+    writeFileSync(`/proc/${pid}/clear_refs`, '5')
+    const rssBefore = rssMib(pid, 'VmRSS')
+    const started = performance.now()
+    const valid = load(c.loadMs)
+    // Let the valid load get going before the attack starts.
+    await new Promise((r) => setTimeout(r, 300))
+    const answers = await c.run(port, ca)
+    const v = await valid
+    const worst = v.latencies.reduce((m, x) => Math.max(m, x), 0)
+    results.push({
+      name: c.name,
+      answers: tally(answers),
+      peakRssMib: rssMib(pid, 'VmHWM'),
+      rssBeforeMib: rssBefore,
+      worstValidMs: Math.round(worst * 10) / 10,
+      validAnswered: v.latencies.length,
+      validErrors: v.errors + v.mismatches,
+      ms: Math.round(performance.now() - started),
+    })
+    // Give the process a moment to collect what the case left behind.
+    await new Promise((r) => setTimeout(r, 1_000))
+  }
+  return results
+}
