@@ -25,10 +25,8 @@ export interface HostileResult {
   readonly ms: number
 }
 
-export interface ValidLoad {
-  /** Sends valid reviews at a fixed rate for durationMs; resolves with their latencies and error count. */
-  (durationMs: number): Promise<{ latencies: Float64Array; errors: number; mismatches: number }>
-}
+/** Sends valid reviews at a fixed rate for durationMs; resolves with their latencies and error count. */
+export type ValidLoad = (durationMs: number) => Promise<{ latencies: Float64Array; errors: number; mismatches: number }>
 
 interface Answer {
   readonly status: string

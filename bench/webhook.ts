@@ -22,22 +22,20 @@
 //   reports its RSS.
 // The last line is one JSON object.
 
-import { execFileSync, fork, spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { fork, spawnSync } from 'node:child_process'
 import { createServer, type ServerResponse } from 'node:http'
 import { Agent, request as httpsRequest } from 'node:https'
 import { availableParallelism, loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
 import Fastify from 'fastify'
-import { load } from 'js-yaml'
 import { mintCA, mintServingCert } from '../src/certs/mint.ts'
 import { buildWebhookApp } from '../src/webhook/app.ts'
 import { createWebhookMetrics } from '../src/webhook/metrics.ts'
 import { bufferedLogDestination, createWebhookLogger } from '../src/webhook/logger.ts'
 import { admissionReview, fullInstance, fullTemplate, renderedDeployment, syntheticCaches } from '../src/webhook/synthetic.ts'
 import type { KubeObject } from '../src/api/meta.ts'
-import { parseMemoryQuantity } from '../src/webhook/sizing.ts'
+import { buildDist, chartMemoryLimit, chartNodeOptions } from './webhook-lib.ts'
 import { LATENCY_GOAL_MS, RSS_GOAL_MIB, runHostileCases, type HostileResult } from './webhook-hostile.ts'
 
 const CONCURRENCY = 32
@@ -273,47 +271,6 @@ interface MemoryReport {
   rss: number
   maxRss: number
   heap: number
-}
-
-interface ChartWebhookValues {
-  webhook?: { nodeOptions?: string; heapPercent?: number; resources?: { limits?: { memory?: string } } }
-}
-
-function chartValues(): ChartWebhookValues {
-  return load(readFileSync(new URL('../charts/template-sync/values.yaml', import.meta.url), 'utf8')) as ChartWebhookValues
-}
-
-/** The container memory limit the chart gives the webhook by default, in bytes. */
-function chartMemoryLimit(): number | undefined {
-  const limit = chartValues().webhook?.resources?.limits?.memory
-  return limit === undefined ? undefined : parseMemoryQuantity(String(limit))
-}
-
-/**
- * The Node flags the chart gives the webhook by default: the heap limit it
- * derives from the memory limit (template-sync.webhookHeapFlag), then
- * values.yaml webhook.nodeOptions.
- */
-function chartNodeOptions(): string[] {
-  const w = chartValues().webhook
-  const limit = chartMemoryLimit()
-  const heap = limit === undefined ? [] : [`--max-old-space-size=${Math.floor(((limit / 1024 / 1024) * (w?.heapPercent ?? 60)) / 100)}`]
-  return [...heap, ...(w?.nodeOptions ?? '').split(' ').filter((f) => f !== '')]
-}
-
-/** Compiles src/ to dist/, the form the image runs. */
-function buildDist(): void {
-  const started = performance.now()
-  execFileSync(
-    process.execPath,
-    [
-      fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)),
-      '-p',
-      fileURLToPath(new URL('../tsconfig.build.json', import.meta.url)),
-    ],
-    { stdio: 'inherit' },
-  )
-  console.log(`built dist/ in ${Math.round(performance.now() - started)} ms`)
 }
 
 async function measureMemory(

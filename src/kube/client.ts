@@ -181,8 +181,9 @@ export class KubeClient {
     query: Query,
     onEvent: (e: WatchEvent) => void,
     signal?: AbortSignal,
-    opts: { readonly accept?: string } = {},
+    opts: { readonly accept?: string; readonly parseLine?: (line: string) => WatchEvent } = {},
   ): Promise<void> {
+    const parseLine = opts.parseLine ?? ((line: string): WatchEvent => JSON.parse(line) as WatchEvent)
     const res = await this.send('GET', path, {
       query: { ...query, watch: true },
       ...(signal ? { signal } : {}),
@@ -200,7 +201,7 @@ export class KubeClient {
         if (!line) continue
         let ev: WatchEvent
         try {
-          ev = JSON.parse(line) as WatchEvent
+          ev = parseLine(line)
         } catch {
           throw new Error(`watch ${path}: malformed event line`)
         }

@@ -51,6 +51,8 @@ export interface ReflectorOptions<T> {
    * kind and metadata only, for caches that never read spec or status.
    */
   metadataOnly?: boolean
+  /** Parses each watch event line (default JSON.parse), e.g. to skip fields the cache never keeps. */
+  parseWatchLine?: (line: string) => WatchEvent
   /** Called with a description of every recovery action (for logs and metrics). */
   onRecover?: (what: 'relist-gone' | 'reconnect' | 'stall' | 'error', detail: string) => void
   name?: string
@@ -83,7 +85,7 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
 export class Reflector<T extends KubeObjectLike = KubeObjectLike> {
   private readonly client: KubeClient
   private readonly opts: Required<
-    Omit<ReflectorOptions<T>, 'labelSelector' | 'fieldSelector' | 'transform' | 'onRecover' | 'metadataOnly'>
+    Omit<ReflectorOptions<T>, 'labelSelector' | 'fieldSelector' | 'transform' | 'onRecover' | 'metadataOnly' | 'parseWatchLine'>
   > &
     ReflectorOptions<T>
   private readonly store = new ObjectStore<T>()
@@ -300,7 +302,10 @@ export class Reflector<T extends KubeObjectLike = KubeObjectLike> {
           }
         },
         ac.signal,
-        this.opts.metadataOnly ? { accept: ACCEPT_METADATA } : {},
+        {
+          ...(this.opts.metadataOnly ? { accept: ACCEPT_METADATA } : {}),
+          ...(this.opts.parseWatchLine ? { parseLine: this.opts.parseWatchLine } : {}),
+        },
       )
     } catch (e) {
       if (gone) return 'gone'

@@ -18,6 +18,7 @@ import type { TemplateInstance } from '../api/templateinstance.ts'
 import type { KubeClient } from '../kube/client.ts'
 import { Reflector, type ReflectorOptions } from '../kube/reflector.ts'
 import { IgnoreCache } from './ignore-cache.ts'
+import { parseWatchLine } from './watch-line.ts'
 import { createLookups, scaleTargetKey, type StoreReader } from './lookups.ts'
 import { slimInstance, slimNamespace, slimPod, slimScaleTarget, slimTemplate, type SlimNamespace } from './transforms.ts'
 
@@ -99,6 +100,7 @@ export class WebhookCaches {
           // Only rendered objects carry the instance label; the rest of the cluster is not cached.
           labelSelector: LABEL_INSTANCE,
           metadataOnly: true,
+          parseWatchLine,
           transform: slimScaleTarget,
         }),
       )
@@ -111,6 +113,7 @@ export class WebhookCaches {
             path: collectionPath('', 'v1', 'pods'),
             labelSelector: LABEL_INSTANCE,
             metadataOnly: true,
+            parseWatchLine,
             transform: slimPod,
           })
         : undefined

@@ -218,15 +218,18 @@ interface Elided {
   readonly cuts: number
 }
 
-/** The text with at most two managedFields arrays replaced by the sentinel, or undefined when there is none. */
-export function elideManagedFields(text: string): Elided | undefined {
+/**
+ * The text with at most `maxCuts` managedFields arrays replaced by the
+ * sentinel (a review holds two objects, a watch event one: an occurrence
+ * beyond that is not one of theirs), or undefined when there is none.
+ */
+export function elideManagedFields(text: string, maxCuts = 2): Elided | undefined {
   let at = text.indexOf(MANAGED_FIELDS)
   if (at < 0) return undefined
   const parts: string[] = []
   let from = 0
   let cuts = 0
-  // A review holds two objects: a third occurrence is not one of theirs, and the verification would fail anyway.
-  while (at >= 0 && cuts < 2) {
+  while (at >= 0 && cuts < maxCuts) {
     const open = at + MANAGED_FIELDS.length - 1
     const end = endOfArray(text, open)
     if (end < 0) return undefined
@@ -239,18 +242,21 @@ export function elideManagedFields(text: string): Elided | undefined {
   return { text: parts.join(''), cuts }
 }
 
-type Rec = Record<string, unknown>
+export type Rec = Record<string, unknown>
 
 const rec = (v: unknown): Rec | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Rec) : undefined)
 
-/**
- * True when every cut landed at request.object.metadata.managedFields or
- * request.oldObject.metadata.managedFields; those are then set to undefined
- * (absent to every reader), keeping the objects' shape.
- */
-function restoreCuts(parsed: unknown, cuts: number): boolean {
+/** Where the managedFields of a review are: request.object.metadata and request.oldObject.metadata. */
+function reviewMetadata(parsed: unknown): (Rec | undefined)[] {
   const request = rec(rec(parsed)?.request)
-  const metas = [rec(rec(request?.object)?.metadata), rec(rec(request?.oldObject)?.metadata)]
+  return [rec(rec(request?.object)?.metadata), rec(rec(request?.oldObject)?.metadata)]
+}
+
+/**
+ * True when every cut landed at the managedFields of one of `metas`; those
+ * are then set to undefined (absent to every reader), keeping the objects' shape.
+ */
+function restoreCuts(metas: readonly (Rec | undefined)[], cuts: number): boolean {
   let found = 0
   for (const meta of metas) if (meta !== undefined && Object.hasOwn(meta, 'managedFields') && meta.managedFields === SENTINEL) found++
   if (found !== cuts) return false
@@ -312,20 +318,33 @@ function isBlank(bytes: Buffer): boolean {
   return true
 }
 
-/** Parses text whose bounds are already checked: managedFields cut out when that can be verified, else as it came. */
-function parseChecked(text: string): unknown {
-  const elided = elideManagedFields(text)
+/**
+ * Parses text with up to `maxCuts` managedFields arrays cut out, when
+ * `metasOf` of the result proves every cut was one of them; otherwise the
+ * text exactly as it came (the cut was elsewhere, or the text is broken).
+ */
+export function parseWithoutManagedFields(
+  text: string,
+  maxCuts: number,
+  metasOf: (parsed: unknown) => readonly (Rec | undefined)[],
+  parse: (text: string) => unknown,
+): unknown {
+  const elided = elideManagedFields(text, maxCuts)
   if (elided !== undefined) {
     let parsed: unknown
     try {
-      parsed = parseText(elided.text)
+      parsed = parse(elided.text)
     } catch {
       parsed = undefined
     }
-    if (parsed !== undefined && restoreCuts(parsed, elided.cuts)) return parsed
-    // The cut was not where it should be, or the text is broken: judge the body exactly as it came.
+    if (parsed !== undefined && restoreCuts(metasOf(parsed), elided.cuts)) return parsed
   }
-  return parseText(text)
+  return parse(text)
+}
+
+/** Parses a review whose bounds are already checked. */
+function parseChecked(text: string): unknown {
+  return parseWithoutManagedFields(text, 2, reviewMetadata, parseText)
 }
 
 const emptyBody = (): BodyError => new BodyError('EmptyBody', 'the request body is empty; expected an AdmissionReview')

@@ -12,6 +12,7 @@ import {
   parseJsonBody,
 } from '../../src/webhook/json-body.ts'
 import { admissionReview, renderedDeployment } from '../../src/webhook/synthetic.ts'
+import { parseWatchLine } from '../../src/webhook/watch-line.ts'
 
 const owner = { namespace: 'team-a', instance: 'web', uid: 'u-1' }
 
@@ -200,4 +201,25 @@ t.test('a body whose parse would exceed the heap allowance is refused with 413 b
     admissionReview({ operation: 'UPDATE', object: renderedDeployment(owner), oldObject: renderedDeployment(owner) }),
   )
   t.ok(parseJsonBody(real, 10_002, MAX_JSON_VALUES, 1_000_000), 'a real review costs far less than a megabyte by the estimate')
+})
+
+t.test('watch lines of the metadata caches are parsed without managedFields, and only that', async (t) => {
+  const dep = renderedDeployment(owner) as Record<string, any>
+  const event = { type: 'MODIFIED', object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: dep.metadata } }
+  const line = JSON.stringify(event)
+  const parsed = parseWatchLine(line) as unknown as { type: string; object: { metadata: Record<string, unknown> } }
+  t.equal(parsed.type, 'MODIFIED')
+  t.equal(parsed.object.metadata.managedFields, undefined)
+  const { managedFields: _, ...rest } = dep.metadata
+  const { managedFields: __, ...got } = parsed.object.metadata
+  t.strictSame(got, rest, 'the rest of metadata as sent')
+  const twice = JSON.stringify({ type: 'ADDED', object: { metadata: { managedFields: [1] }, spec: { managedFields: [2] } } })
+  const cutOnce = parseWatchLine(twice) as unknown as {
+    object: { metadata: { managedFields?: unknown }; spec: { managedFields: unknown } }
+  }
+  t.equal(cutOnce.object.metadata.managedFields, undefined, 'the object metadata loses it')
+  t.strictSame(cutOnce.object.spec.managedFields, [2], 'a second occurrence is data, not cut')
+  const elsewhere = JSON.stringify({ type: 'ADDED', object: { spec: { managedFields: [2] }, metadata: { name: 'x' } } })
+  t.strictSame(parseWatchLine(elsewhere), JSON.parse(elsewhere), 'a cut that is not at object.metadata is undone')
+  t.throws(() => parseWatchLine('{"type":"ADDED","object":{"metadata":{"managedFields":[1]}}'), SyntaxError, 'a broken line still throws')
 })
