@@ -12,6 +12,7 @@ import {
 import type { Template } from '../../src/api/template.ts'
 import type { TemplateInstance } from '../../src/api/templateinstance.ts'
 import { decide } from '../../src/admission/decide.ts'
+import { revertDeleteWarning } from '../../src/admission/messages.ts'
 import type { AdmissionLookups, Decision, DecisionReason } from '../../src/admission/decision.ts'
 import { GARBAGE_COLLECTOR, NAMESPACE_CONTROLLER } from '../../src/admission/exemptions.ts'
 import type { AdmissionRequest, Operation } from '../../src/admission/types.ts'
@@ -821,7 +822,7 @@ t.test('pods/eviction of a strict Pod is judged as its DELETE', async (t) => {
 t.test('pods/eviction follows the DELETE rules: revert warns, owner deleting allows, unmanaged or uncached allows', async (t) => {
   const revert = judge(t, eviction(), lookups({ pod: aPod(), template: aTemplate('revert') }))
   t.equal(revert.reason, 'SyncRevert')
-  t.strictSame(revert.warnings, ['this change will be reverted by TemplateInstance team-a/app1'])
+  t.strictSame(revert.warnings, [revertDeleteWarning('team-a/app1')], 'the warning of a DELETE: the Pod comes back')
   const deleting = anInstance((i) => (i.metadata!.deletionTimestamp = '2026-01-01T00:00:00Z'))
   t.equal(judge(t, eviction(), lookups({ pod: aPod(), instance: deleting })).reason, 'OwnerDeleting')
   t.equal(judge(t, eviction(), lookups({ pod: aPod((p) => delete p.metadata!.annotations) })).reason, 'NotManaged')
