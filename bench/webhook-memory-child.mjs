@@ -7,7 +7,7 @@
 //
 // Protocol (IPC with the bench): sends {ready, port, imports, cached,
 // cacheHeap, sizes} once the caches have synced; answers 'report' with
-// {rss, maxRss, heap} and exits.
+// {rss, maxRss, heap}; exits on 'exit'.
 
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -60,10 +60,10 @@ process.send({
   sizes: { templates: caches.templates.size(), instances: caches.instances.size(), namespaces: caches.namespaces.size() },
 })
 process.on('message', (m) => {
-  if (m !== 'report') return
-  const rss = settle()
-  const report = { rss, maxRss: process.resourceUsage().maxRSS * 1024, heap: process.memoryUsage().heapUsed }
-  process.send(report, undefined, {}, () => {
+  if (m === 'report') {
+    const rss = settle()
+    process.send({ rss, maxRss: process.resourceUsage().maxRSS * 1024, heap: process.memoryUsage().heapUsed })
+  } else if (m === 'exit') {
     void webhook.shutdown().finally(() => process.exit(0))
-  })
+  }
 })

@@ -303,6 +303,12 @@ async function measureMemory(
   const load = workload(api.owners, 256, () => true)
   const res = await ask({ port: first.port, durationMs: ROUND_MS, check: true, ...load })
   if (res.errors > 0 || res.mismatches > 0) console.log(`WARNING: memory run had ${res.errors} errors and ${res.mismatches} wrong verdicts`)
+  const report = new Promise<{ rss: number; maxRss: number; heap: number }>((resolve) =>
+    child.once('message', (m) => resolve(m as { rss: number; maxRss: number; heap: number })),
+  )
+  child.send('report')
+  // The memory figure is that of normal load; the hostile cases come after it.
+  const last = await report
   const hostileResults: HostileResult[] = []
   if (hostile && child.pid !== undefined) {
     // Valid reviews at 50 per second from the load thread while each case runs.
@@ -315,11 +321,7 @@ async function measureMemory(
       )
     }
   }
-  const report = new Promise<{ rss: number; maxRss: number; heap: number }>((resolve) =>
-    child.once('message', (m) => resolve(m as { rss: number; maxRss: number; heap: number })),
-  )
-  child.send('report')
-  const last = await report
+  child.send('exit')
   await new Promise((resolve) => child.once('exit', resolve))
   api.close()
   return { imports: first.imports, cached: first.cached, cacheHeap: first.cacheHeap, ...last, hostile: hostileResults }
