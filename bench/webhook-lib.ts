@@ -30,7 +30,7 @@ export function chartMemoryLimit(): number | undefined {
 export function chartNodeOptions(): string[] {
   const w = chartValues().webhook
   const limit = chartMemoryLimit()
-  const heap = limit === undefined ? [] : [`--max-old-space-size=${Math.floor(((limit / 1024 / 1024) * (w?.heapPercent ?? 60)) / 100)}`]
+  const heap = limit === undefined ? [] : [`--max-old-space-size=${Math.floor(((limit / 1024 / 1024) * (w?.heapPercent ?? 50)) / 100)}`]
   return [...heap, ...(w?.nodeOptions ?? '').split(' ').filter((f) => f !== '')]
 }
 

@@ -320,9 +320,9 @@ t.test('default rendering: process flags follow the CLI contract', async (t) => 
   t.equal(rc.workers, 4)
   t.equal(rc.logLevel, 'info')
 
-  // The default Node flags reach the webhook, after the heap limit (60% of the 256Mi memory limit), and Node accepts them in NODE_OPTIONS.
+  // The default Node flags reach the webhook, after the heap limit (50% of the 256Mi memory limit), and Node accepts them in NODE_OPTIONS.
   const nodeOptions = webhook.containers[0]!.env?.find((e) => e.name === 'NODE_OPTIONS')?.value
-  t.equal(nodeOptions, '--max-old-space-size=153 --max-semi-space-size=8')
+  t.equal(nodeOptions, '--max-old-space-size=128 --max-semi-space-size=8')
   const check = spawnSync(process.execPath, ['-e', 'process.exit(0)'], {
     env: { ...process.env, NODE_OPTIONS: nodeOptions ?? '' },
     encoding: 'utf8',

@@ -13,7 +13,7 @@ import { certificateNames, nameAllowed, readClientCa } from '../../src/webhook/c
 import { DEFAULT_BODY_LIMIT, defaultBudget, JSON_ESCAPE_FACTOR, MAX_STORED_OBJECT_BYTES } from '../../src/webhook/app.ts'
 import { MemoryBudget } from '../../src/webhook/memory-budget.ts'
 import { expectationRefusal, protocolRefusal, rawResponse } from '../../src/webhook/protocol-errors.ts'
-import { parseMemoryQuantity, sizeFor } from '../../src/webhook/sizing.ts'
+import { parseAllowance, parseMemoryQuantity, sizeFor } from '../../src/webhook/sizing.ts'
 
 const MiB = 1024 * 1024
 
@@ -149,8 +149,11 @@ t.test('client certificates are matched by subject CN or DNS name', async (t) =>
 t.test('the budget and the connection cap follow the memory limit', async (t) => {
   const limit = DEFAULT_BODY_LIMIT
   const chart = sizeFor(256 * MiB, limit)
-  t.equal(chart.budgetBytes, Math.max(64 * MiB, limit + 8 * MiB), 'a quarter of 256 Mi, or one body at the limit')
-  t.equal(chart.maxConnections, Math.floor((256 * MiB * 0.15) / (80 * 1024)))
+  t.equal(chart.budgetBytes, Math.max(Math.floor(256 * MiB * 0.15), limit + 8 * MiB), '15% of 256 Mi, or one body at the limit')
+  t.equal(chart.maxConnections, Math.floor((256 * MiB * 0.1) / (80 * 1024)))
+  t.equal(parseAllowance(128 * MiB), Math.floor(128 * MiB * 0.4), 'a review may take 40% of the heap limit once parsed')
+  const heap = 0.5
+  t.ok(heap + 0.15 + 0.1 + (24 * MiB) / (256 * MiB) < 1, 'the shares and the young generation fit the limit together')
   const tiny = sizeFor(32 * MiB, limit)
   t.equal(tiny.budgetBytes, limit + 8 * MiB, 'never less than one body at the limit and the small reserve')
   t.equal(tiny.maxConnections, 128)
