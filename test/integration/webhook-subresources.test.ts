@@ -18,6 +18,7 @@ import { loadAll } from 'js-yaml'
 import { ANNOTATION_INSTANCE_REF, LABEL_SYNC_MODE } from '../../src/api/names.ts'
 import { handlingOf, subresourceRule } from '../../src/admission/subresources.ts'
 import { KubeClient } from '../../src/kube/client.ts'
+import { defaultBinDir } from '../../src/local/controlplane.ts'
 import { KubeApiError } from '../../src/kube/errors.ts'
 import { adminClient, clusterInfo, eventually, freshNamespace, issueServingCert } from './helpers/cluster.ts'
 import { installCrds } from './helpers/operator.ts'
@@ -76,7 +77,7 @@ interface Vwc {
 
 const helmHome = mkdtempSync(join(tmpdir(), 'ts-helm-'))
 const rendered = spawnSync(
-  new URL('../../test/cluster/bin/helm', import.meta.url).pathname,
+  join(defaultBinDir(), 'helm'),
   [
     'template',
     release,
