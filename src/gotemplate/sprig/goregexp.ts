@@ -14,6 +14,11 @@
 
 export class RegexpSyntaxError extends Error {}
 
+// Taken at load: values.schema.json validation stands this engine in for the
+// global RegExp (src/helm/render/schema-patterns.ts), and the one-rune tests
+// below must still reach the real one.
+const NativeRegExp = RegExp
+
 export interface GoRegexp {
   readonly expr: string
   readonly prog: Prog
@@ -171,7 +176,7 @@ function emitClass(items: readonly ClassItem[], negated: boolean): string {
 
 /** A rune predicate from a one-character JS pattern, memoized per rune. */
 function jsTest(source: string, fold: boolean): (r: number) => boolean {
-  const re = new RegExp(`^(?:${source})$`, fold ? 'iu' : 'u')
+  const re = new NativeRegExp(`^(?:${source})$`, fold ? 'iu' : 'u')
   const memo = new Map<number, boolean>()
   return (r) => {
     let hit = memo.get(r)
@@ -525,7 +530,7 @@ class Parser {
       else {
         prop = 'Script=' + name
         try {
-          new RegExp(`\\p{${prop}}`, 'u')
+          new NativeRegExp(`\\p{${prop}}`, 'u')
         } catch {
           this.error('invalid character class range', whole)
         }

@@ -9,6 +9,7 @@ import { type OutputUnit, type SchemaDraft, Validator } from '@cfworker/json-sch
 import { isTable, type JsonMap } from './data.ts'
 import { HelmRenderError } from './errors.ts'
 import type { RenderChart } from './model.ts'
+import { withGoPatterns } from './schema-patterns.ts'
 
 const DRAFTS: ReadonlyArray<readonly [RegExp, SchemaDraft]> = [
   [/draft-04/, '4'],
@@ -99,7 +100,8 @@ function validateOne(chart: RenderChart, values: JsonMap): string {
   if (raw === undefined) return ''
   let result: ReturnType<Validator['validate']>
   try {
-    result = validatorFor(chart.name, raw).validate(values)
+    const validator = validatorFor(chart.name, raw)
+    result = withGoPatterns(() => validator.validate(values))
   } catch (e) {
     if (e instanceof HelmRenderError) throw e
     // A $ref the library cannot resolve: remote documents are never fetched.
