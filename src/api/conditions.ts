@@ -34,8 +34,6 @@ export const Reason = {
   ValidationSucceeded: 'ValidationSucceeded',
   ValidationFailed: 'ValidationFailed',
   SpecInvalid: 'SpecInvalid',
-  /** spec.helm is accepted by the schema but this implementation renders gotemplate only. */
-  HelmNotSupported: 'HelmNotSupported',
   // Template: SourceAccessible
   RepositoryReachable: 'RepositoryReachable',
   RepositoryUnreachable: 'RepositoryUnreachable',
@@ -56,6 +54,8 @@ export const Reason = {
   ParameterResolutionFailed: 'ParameterResolutionFailed',
   // TemplateInstance: Rendered
   TemplateExecutionFailed: 'TemplateExecutionFailed',
+  /** spec.helm: the chart could not be fetched (the Template's SourceAccessible or Valid says why); retried every 60 s. */
+  ChartUnavailable: 'ChartUnavailable',
   // TemplateInstance: Applied
   ApplyFailed: 'ApplyFailed',
   /** An object to apply exists without our ownership metadata; it is never adopted silently. */
@@ -89,14 +89,14 @@ export type Reason = (typeof Reason)[keyof typeof Reason]
 
 /** Which reasons each condition type may carry (Ready=False copies the first failing reason). */
 export const REASONS_BY_CONDITION: Readonly<Record<TemplateConditionType | InstanceConditionType, readonly Reason[]>> = Object.freeze({
-  Valid: [Reason.ValidationSucceeded, Reason.ValidationFailed, Reason.SpecInvalid, Reason.HelmNotSupported],
+  Valid: [Reason.ValidationSucceeded, Reason.ValidationFailed, Reason.SpecInvalid],
   SourceAccessible: [Reason.RepositoryReachable, Reason.RepositoryUnreachable],
   DryRunRendered: [Reason.RenderSucceeded, Reason.RenderFailed, Reason.DryRunSkipped],
   Deleting: [Reason.DeletionBlocked],
   TemplateResolved: [Reason.Success, Reason.TemplateNotFound],
   TargetNamespaceAllowed: [Reason.Success, Reason.NamespaceNotPermitted],
   ParametersValid: [Reason.AllParametersResolved, Reason.InvalidParameter, Reason.OverrideNotAllowed, Reason.ParameterResolutionFailed],
-  Rendered: [Reason.Success, Reason.TemplateExecutionFailed],
+  Rendered: [Reason.Success, Reason.TemplateExecutionFailed, Reason.ChartUnavailable],
   Applied: [Reason.Success, Reason.ApplyFailed, Reason.OwnershipConflict, Reason.DryRunFailed],
   OutputsResolved: [
     Reason.OutputsResolved,
@@ -161,6 +161,12 @@ export function setCondition(conditions: readonly Condition[] | undefined, next:
   if (previous !== undefined && sameCondition(previous, merged)) return list
   if (previous === undefined) return [...list, merged]
   return list.map((c, i) => (i === at ? merged : c))
+}
+
+/** The list without a condition of that type; the input itself when it has none. Never mutates input. */
+export function removeCondition(conditions: readonly Condition[] | undefined, type: string): readonly Condition[] {
+  const list = conditions ?? []
+  return list.some((c) => c.type === type) ? list.filter((c) => c.type !== type) : list
 }
 
 function sameCondition(a: Condition, b: Condition): boolean {

@@ -3,15 +3,17 @@
 
 import { SYNC_MODES } from './names.ts'
 import { arr, bool, conditionsSchema, int64, labelSelectorSchema, LIMITS, mapList, obj, str, type JSONSchemaProps } from './schema.ts'
-import { HELM_VERSIONS, PARAMETER_TYPES, TEMPLATE_PHASES } from './template.ts'
+import { DEFAULT_HELM_VERSION, HELM_VERSIONS, PARAMETER_TYPES, TEMPLATE_PHASES } from './template.ts'
 
 export const HELM_URL_PATTERN = '^(https?|oci)://'
+/** Helm's release name rule (ValidateReleaseName): a DNS-1123 subdomain; the length is limited separately. */
+export const HELM_RELEASE_NAME_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'
 export const SEMVER_PATTERN = '^v?(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(-[0-9A-Za-z.-]+)?(\\+[0-9A-Za-z.-]+)?$'
 /** Output and field names become keys under status.outputs and in JSONPath expressions. */
 export const OUTPUT_NAME_PATTERN = '^[A-Za-z][A-Za-z0-9_-]*$'
 
 const helmSchema: JSONSchemaProps = obj(
-  'Render a Helm chart. Accepted by the schema; template-sync renders gotemplate only.',
+  'Render a Helm chart as helm template --include-crds does; the objects are applied and protected like gotemplate ones.',
   {
     chart: obj(
       'Chart to render.',
@@ -45,9 +47,17 @@ const helmSchema: JSONSchemaProps = obj(
       },
       { required: ['repository'] },
     ),
-    releaseName: str('Release name; defaults to the TemplateInstance name.', { maxLength: LIMITS.helmReleaseName }),
-    version: str('Helm SDK major version used to render.', { enum: [...HELM_VERSIONS] }),
-    valuesTemplate: str('Go template that renders a YAML mapping merged over the chart values.'),
+    releaseName: str('Release name (.Release.Name); defaults to the TemplateInstance name.', {
+      maxLength: LIMITS.helmReleaseName,
+      pattern: HELM_RELEASE_NAME_PATTERN,
+    }),
+    version: str('Helm major whose rendering rules apply (values, Capabilities, output).', {
+      enum: [...HELM_VERSIONS],
+      default: DEFAULT_HELM_VERSION,
+    }),
+    valuesTemplate: str(
+      'Go template over .parameters and .instance that renders one YAML mapping, merged over the chart values as helm -f merges a values file.',
+    ),
   },
   { required: ['chart'] },
 )

@@ -15,6 +15,12 @@ export type ParameterType = (typeof PARAMETER_TYPES)[number]
 
 export const HELM_VERSIONS = Object.freeze(['v3', 'v4'] as const)
 export type HelmVersion = (typeof HELM_VERSIONS)[number]
+/**
+ * spec.helm.version when absent: Helm 3, as the current Template Operator
+ * documentation says (docs/helm-templates.md). The CRD defaults the field, so
+ * stored Templates always name it; this covers Templates read from files.
+ */
+export const DEFAULT_HELM_VERSION: HelmVersion = 'v3'
 
 export interface HelmSecretRef {
   /** Secret in the Template's own namespace. */
@@ -31,13 +37,17 @@ export interface HelmRepository {
   auth?: { secretRef: HelmSecretRef }
 }
 
-/** Typed so that Templates round-trip; template-sync renders only gotemplate. */
+/** Render a Helm chart as `helm template --include-crds` does (docs/helm-templates.md). */
 export interface HelmSpec {
   chart: { repository: HelmRepository }
   /** Defaults to the TemplateInstance name; at most 53 characters. */
   releaseName?: string
+  /** Which Helm major's rendering rules apply; DEFAULT_HELM_VERSION when absent. */
   version?: HelmVersion
-  /** Go template rendering a YAML mapping merged over the chart's values. */
+  /**
+   * Go template over the gotemplate context (.parameters, .instance) that
+   * renders one YAML mapping, merged over the chart's values like `helm -f`.
+   */
   valuesTemplate?: string
 }
 

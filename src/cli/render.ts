@@ -4,6 +4,9 @@
 //   render --template FILE --instance FILE [--set NAME=VALUE ...] [--kubeconfig PATH]
 //   render NAMESPACE/NAME [--set NAME=VALUE ...] [--kubeconfig PATH]
 //
+// A Helm Template (spec.helm) renders its chart from the repository, or from
+// --chart PATH offline (render-helm.ts).
+//
 // From files nothing is read from a cluster unless --kubeconfig is given:
 // valueFrom parameters then fail with a message naming the parameter, and
 // namespaced kinds are recognised from a built-in table instead of API
@@ -30,6 +33,8 @@ import type { ParamValue } from '../render/types.ts'
 import { checkTargetNamespace } from '../render/targetns.ts'
 import { splitApiVersion } from '../render/identity.ts'
 import { createRenderPipeline } from '../reconciler/wiring.ts'
+import { discoveryScope, renderHelmTemplate, type ScopeSource, ValuesTemplateCache } from '../reconciler/helm.ts'
+import { cliHelmSupport, type HelmCliOptions } from './render-helm.ts'
 import {
   boolFlag,
   CommandError,
@@ -61,6 +66,9 @@ Prints the objects a TemplateInstance renders, ownership-stamped, as YAML.
                        and kind discovery use it [$TEMPLATE_SYNC_KUBECONFIG in
                        NAMESPACE/NAME form, then $KUBECONFIG, ~/.kube/config]
   --show-secrets       print Secret data and stringData values (masked by default)
+  --chart PATH         spec.helm: render this chart directory or .tgz instead of
+                       fetching the Template's chart from its repository
+  --plain-http         spec.helm: the Template's oci:// registry speaks plain HTTP
 
 Exit codes: 0 rendered; 1 not renderable or unreadable input; 2 usage error.
 `
@@ -73,6 +81,8 @@ const FLAGS = {
   set: { type: 'string', multiple: true },
   kubeconfig: { type: 'string' },
   'show-secrets': { type: 'boolean' },
+  chart: { type: 'string' },
+  'plain-http': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -83,6 +93,7 @@ export interface RenderOptions {
   readonly set: readonly { readonly name: string; readonly value: string }[]
   readonly kubeconfig?: string
   readonly showSecrets: boolean
+  readonly helm: HelmCliOptions
 }
 
 /** Throws UsageError; 'help' for -h/--help. */
@@ -98,7 +109,9 @@ export function parseRenderArgs(argv: readonly string[]): RenderOptions | 'help'
     if (eq <= 0) throw new UsageError(`--set ${JSON.stringify(s)}: expected NAME=VALUE`)
     return { name: s.slice(0, eq), value: s.slice(eq + 1) }
   })
-  const common = { set, showSecrets: boolFlag(args, 'show-secrets'), ...(kubeconfig !== undefined ? { kubeconfig } : {}) }
+  const chart = stringFlag(args, 'chart')
+  const helm: HelmCliOptions = { plainHttp: boolFlag(args, 'plain-http'), ...(chart !== undefined ? { chart } : {}) }
+  const common = { set, showSecrets: boolFlag(args, 'show-secrets'), helm, ...(kubeconfig !== undefined ? { kubeconfig } : {}) }
   if (args.positionals.length > 1) throw new UsageError(`expected at most one NAMESPACE/NAME, got ${args.positionals.length} arguments`)
   const positional = args.positionals[0]
   if (positional !== undefined) {
@@ -134,7 +147,11 @@ export async function runRender(argv: readonly string[], env: Env, io?: Partial<
         )
       }
     }
-    const result = await renderObjects({ template: inputs.template, instance: withParameters(inputs.instance, opts.set) }, client)
+    const result = await renderObjects(
+      { template: inputs.template, instance: withParameters(inputs.instance, opts.set) },
+      client,
+      opts.helm,
+    )
     for (const note of result.notes) stderr.write(`note: ${note}\n`)
     if (!result.ok) {
       stderr.write(`template-sync render: ${result.reason}: ${result.message}\n`)
@@ -227,13 +244,18 @@ export type RenderedObjects =
  * (createRenderPipeline); without one, valueFrom parameters are refused and
  * kind scopes come from OFFLINE_SCOPES.
  */
-export async function renderObjects(inputs: Inputs, client: KubeClient | undefined): Promise<RenderedObjects> {
+export async function renderObjects(
+  inputs: Inputs,
+  client: KubeClient | undefined,
+  helmOptions: HelmCliOptions = { plainHttp: false },
+): Promise<RenderedObjects> {
   const { template, instance } = inputs
   const notes: string[] = []
   const namespace = instance.metadata?.namespace ?? ''
   const mode: SyncMode = template.spec.sync?.mode ?? 'off'
   const pipelineClient = client ?? offlineClient()
-  const pipeline = createRenderPipeline(pipelineClient)
+  const helm = cliHelmSupport(template, client, helmOptions, notes)
+  const pipeline = createRenderPipeline(pipelineClient, helm)
   try {
     // Labels matter only to a selector; reading them may be forbidden to the caller.
     const hasSelector = template.spec.targetNamespaces?.selector !== undefined
@@ -249,11 +271,27 @@ export async function renderObjects(inputs: Inputs, client: KubeClient | undefin
     if (client === undefined) {
       const params = await offlineParameters(template, instance)
       if (!params.ok) return { ok: false, reason: params.reason, message: params.message, notes }
-      rendered = offlineRender(template, instance, params.values, notes)
+      rendered =
+        template.spec.helm === undefined
+          ? offlineRender(template, instance, params.values, notes)
+          : await renderHelmTemplate(helm, new ValuesTemplateCache(), template, instance, params.values, offlineScope(notes), (skipped) =>
+              notes.push(...skippedNotes(skipped)),
+            )
     } else {
       const params = await pipeline.resolveParameters(template, instance)
       if (!params.ok) return { ok: false, reason: params.reason, message: params.message, notes }
-      rendered = await pipeline.render(template, instance, params.values)
+      rendered =
+        template.spec.helm === undefined
+          ? await pipeline.render(template, instance, params.values)
+          : await renderHelmTemplate(
+              helm,
+              new ValuesTemplateCache(),
+              template,
+              instance,
+              params.values as Record<string, ParamValue>,
+              discoveryScope(new RestMapper(client)),
+              (skipped) => notes.push(...skippedNotes(skipped)),
+            )
       if (rendered.ok) notes.push(...(await unknownKindNotes(client, rendered.objects)))
     }
     if (!rendered.ok) return { ok: false, reason: rendered.reason, message: rendered.message, notes }
@@ -336,12 +374,38 @@ async function offlineParameters(template: Template, instance: TemplateInstance)
   }
 }
 
+function skippedNotes(skipped: readonly { template: string; reason: string }[]): string[] {
+  return skipped.map((s) => `${s.template} is not applied: ${s.reason}`)
+}
+
+function offlineScopeOf(apiVersion: string, kind: string): boolean | undefined {
+  return OFFLINE_SCOPES.get(`${splitApiVersion(apiVersion).group}/${kind}`)
+}
+
+/** Kind scopes from OFFLINE_SCOPES; each kind outside it gets one note. */
+function offlineScope(notes: string[]): ScopeSource {
+  const unknown = new Set<string>()
+  return {
+    namespaced(apiVersion, kind) {
+      const scope = offlineScopeOf(apiVersion, kind)
+      const gvk = `${apiVersion} ${kind}`
+      if (scope === undefined && !unknown.has(gvk)) {
+        unknown.add(gvk)
+        notes.push(
+          `${gvk}: whether this kind is namespaced is not known without --kubeconfig; metadata.namespace is left as the chart wrote it`,
+        )
+      }
+      return scope
+    },
+  }
+}
+
 function offlineRender(template: Template, instance: TemplateInstance, values: Record<string, ParamValue>, notes: string[]): RenderOutcome {
   const r = renderInstance({
     template,
     instance,
     values,
-    isNamespaced: (apiVersion, kind) => OFFLINE_SCOPES.get(`${splitApiVersion(apiVersion).group}/${kind}`),
+    isNamespaced: offlineScopeOf,
   })
   if (!r.ok) return r
   for (const gvk of r.unknownKinds) {

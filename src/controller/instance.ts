@@ -453,7 +453,7 @@ export class InstanceReconciler {
       const rendered = await this.deps.pipeline.render(template, inst, params.values)
       if (!rendered.ok) {
         set({ type: C.Rendered, status: 'False', reason: rendered.reason, message: rendered.message })
-        return finish()
+        return finish(rendered.retryAfterMs === undefined ? undefined : { requeueAfterMs: rendered.retryAfterMs })
       }
       desiredRaw = rendered.objects
       values = params.values

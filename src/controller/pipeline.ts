@@ -20,7 +20,12 @@ export type ParameterOutcome =
   | { ok: true; values: Record<string, unknown>; resolved: ResolvedParameter[]; sources: SourceRef[] }
   | { ok: false; reason: string; message: string; sources: SourceRef[] }
 
-export type RenderOutcome = { ok: true; objects: KubeObject[] } | { ok: false; reason: string; message: string }
+/**
+ * The render step's result. Everything after it (stamp, dry-run gate, apply,
+ * prune, drift protection, outputs) sees only the objects, never their source.
+ * A failure may ask to be retried (a chart repository that did not answer).
+ */
+export type RenderOutcome = { ok: true; objects: KubeObject[] } | { ok: false; reason: string; message: string; retryAfterMs?: number }
 
 export type PolicyOutcome = { allowed: true } | { allowed: false; reason: string; message: string }
 
@@ -39,9 +44,24 @@ export interface RenderPipeline {
 
 export type TemplateCheck = { ok: true } | { ok: false; reason: string; message: string }
 
+/** A dry render's result; a failure that makes the spec invalid (a chart's values schema) belongs on Valid. */
+export type DryRunCheck = { ok: true } | { ok: false; reason: string; message: string; condition: 'Valid' | 'DryRunRendered' } | 'skipped'
+
+/**
+ * Whether a Template's external source (spec.helm's chart) can be fetched.
+ * `condition` says where a failure belongs: SourceAccessible (the repository
+ * did not answer as a repository) or Valid (it answered: no such chart or
+ * version, a bad archive). Failures are checked again after retryAfterMs.
+ */
+export type SourceCheck =
+  | { ok: true; message: string }
+  | { ok: false; condition: 'SourceAccessible' | 'Valid'; message: string; retryAfterMs: number }
+
 export interface TemplateValidator {
-  /** Parses the body and every ignoreFields entry (Valid). */
+  /** Parses the body (gotemplate or valuesTemplate) and every ignoreFields entry (Valid). */
   validate(template: Template): TemplateCheck
+  /** Fetches an external source (SourceAccessible); undefined for Templates without one (gotemplate). */
+  checkSource(template: Template): Promise<SourceCheck | undefined>
   /** Renders with the literal defaults when every parameter has one (DryRunRendered); 'skipped' otherwise. */
-  dryRun(template: Template): TemplateCheck | 'skipped'
+  dryRun(template: Template): Promise<DryRunCheck>
 }

@@ -1,11 +1,19 @@
 // The Template reconcile: validation only (the body parses, every
-// ignoreFields entry is valid, a dry render with literal defaults works), and
-// the finalizer that keeps a Template while instances still use it.
+// ignoreFields entry is valid, a Helm chart can be fetched, a dry render with
+// literal defaults works), and the finalizer that keeps a Template while
+// instances still use it.
 
 import type { Template, TemplateStatus } from '../api/template.ts'
 import type { Condition } from '../api/meta.ts'
 import { FINALIZER_TEMPLATE } from '../api/names.ts'
-import { TemplateConditionType as C, Reason, setCondition, deriveTemplatePhase, type ConditionUpdate } from '../api/conditions.ts'
+import {
+  TemplateConditionType as C,
+  Reason,
+  setCondition,
+  removeCondition,
+  deriveTemplatePhase,
+  type ConditionUpdate,
+} from '../api/conditions.ts'
 import type { KubeClient } from '../kube/client.ts'
 import { CONTENT_JSON_PATCH } from '../kube/client.ts'
 import { isNotFound } from '../kube/errors.ts'
@@ -92,25 +100,69 @@ export class TemplateReconciler {
       return {}
     }
 
+    const previous = (type: string): Condition | undefined => conds.find((c) => c.type === type)
     const valid = this.deps.validator.validate(tpl)
-    if (valid.ok) {
-      set({ type: C.Valid, status: 'True', reason: Reason.ValidationSucceeded, message: '' })
-      const dry = this.deps.validator.dryRun(tpl)
-      if (dry === 'skipped') {
-        set({
-          type: C.DryRunRendered,
-          status: 'False',
-          reason: Reason.DryRunSkipped,
-          message: 'some parameters have no literal default; the first render happens per instance',
-        })
-      } else if (dry.ok) {
-        set({ type: C.DryRunRendered, status: 'True', reason: Reason.RenderSucceeded, message: '' })
-      } else {
-        set({ type: C.DryRunRendered, status: 'False', reason: Reason.RenderFailed, message: dry.message })
-      }
+    // spec.helm: the chart is fetched first; whether the repository answered is SourceAccessible.
+    const source = await this.deps.validator.checkSource(tpl)
+    let requeueAfterMs: number | undefined
+    if (source === undefined) {
+      conds = removeCondition(conds, C.SourceAccessible)
+    } else if (source.ok) {
+      set({ type: C.SourceAccessible, status: 'True', reason: Reason.RepositoryReachable, message: source.message })
     } else {
-      set({ type: C.Valid, status: 'False', reason: valid.reason, message: valid.message })
-      this.deps.events.warning(tpl, valid.reason, valid.message)
+      requeueAfterMs = source.retryAfterMs
+      if (source.condition === 'SourceAccessible') {
+        const before = previous(C.SourceAccessible)
+        set({ type: C.SourceAccessible, status: 'False', reason: Reason.RepositoryUnreachable, message: source.message })
+        if (before?.status !== 'False' || before.message !== source.message) {
+          this.deps.events.warning(tpl, Reason.RepositoryUnreachable, source.message)
+        }
+      } else {
+        set({
+          type: C.SourceAccessible,
+          status: 'True',
+          reason: Reason.RepositoryReachable,
+          message: 'the repository answered, but the chart it names cannot be used (see Valid)',
+        })
+      }
+    }
+    const invalid = !valid.ok
+      ? valid
+      : source?.ok === false && source.condition === 'Valid'
+        ? { reason: Reason.ValidationFailed, message: source.message }
+        : undefined
+    if (invalid !== undefined) {
+      set({ type: C.Valid, status: 'False', reason: invalid.reason, message: invalid.message })
+      this.deps.events.warning(tpl, invalid.reason, invalid.message)
+    } else if (source?.ok === false) {
+      set({ type: C.Valid, status: 'True', reason: Reason.ValidationSucceeded, message: '' })
+      set({
+        type: C.DryRunRendered,
+        status: 'False',
+        reason: Reason.DryRunSkipped,
+        message: 'the chart could not be fetched (see SourceAccessible); it is rendered once it can be',
+      })
+    } else {
+      const dry = await this.deps.validator.dryRun(tpl)
+      if (dry !== 'skipped' && !dry.ok && dry.condition === 'Valid') {
+        set({ type: C.Valid, status: 'False', reason: dry.reason, message: dry.message })
+        set({ type: C.DryRunRendered, status: 'False', reason: Reason.RenderFailed, message: dry.message })
+        this.deps.events.warning(tpl, dry.reason, dry.message)
+      } else {
+        set({ type: C.Valid, status: 'True', reason: Reason.ValidationSucceeded, message: '' })
+        if (dry === 'skipped') {
+          set({
+            type: C.DryRunRendered,
+            status: 'False',
+            reason: Reason.DryRunSkipped,
+            message: 'some parameters have no literal default; the first render happens per instance',
+          })
+        } else if (dry.ok) {
+          set({ type: C.DryRunRendered, status: 'True', reason: Reason.RenderSucceeded, message: '' })
+        } else {
+          set({ type: C.DryRunRendered, status: 'False', reason: Reason.RenderFailed, message: dry.message })
+        }
+      }
     }
     const next: TemplateStatus = { ...prev, conditions: [...conds], phase: deriveTemplatePhase(conds) }
     if (gen !== undefined) next.observedGeneration = gen
@@ -120,6 +172,6 @@ export class TemplateReconciler {
       prev as Record<string, unknown>,
       next as Record<string, unknown>,
     )
-    return {}
+    return requeueAfterMs === undefined ? {} : { requeueAfterMs }
   }
 }

@@ -14,6 +14,7 @@ import { Manager } from '../controller/manager.ts'
 import { DEFAULT_INSTANCE_OPTIONS, type EventSink, type KubeObjectRef } from '../controller/instance.ts'
 import { buildHealthApp } from '../webhook/health.ts'
 import { createRenderPipeline, createTemplateValidator } from './wiring.ts'
+import { createHelmSupport } from './helm.ts'
 
 export interface ReconcilerConfig {
   kubeconfig: string | undefined
@@ -28,6 +29,8 @@ export interface ReconcilerConfig {
   retryPeriodMs: number
   /** Cap of the per-object correction backoff under a fight (src/controller/fight.ts). */
   correctionBackoffMaxMs: number
+  /** host[:port] of OCI chart registries reached over plain HTTP instead of HTTPS. */
+  helmPlainHttpRegistries: string[]
 }
 
 export class ReconcilerConfigError extends Error {}
@@ -49,6 +52,10 @@ const FLAGS = {
   'correction-backoff-max-seconds': {
     env: 'TEMPLATE_SYNC_CORRECTION_BACKOFF_MAX_SECONDS',
     help: 'under a fight over a field, correct again at least this often (default 300)',
+  },
+  'helm-plain-http-registries': {
+    env: 'TEMPLATE_SYNC_HELM_PLAIN_HTTP_REGISTRIES',
+    help: 'comma-separated host[:port] of OCI chart registries spoken to over plain HTTP (default none)',
   },
   'log-level': { env: 'TEMPLATE_SYNC_LOG_LEVEL', help: 'fatal, error, warn, info, debug, trace or silent (default info)' },
 } as const
@@ -101,6 +108,10 @@ export function parseReconcilerConfig(argv: readonly string[], env: Readonly<Rec
         1,
         3600,
       ) * 1000,
+    helmPlainHttpRegistries: (get('helm-plain-http-registries') ?? '')
+      .split(',')
+      .map((h) => h.trim())
+      .filter((h) => h !== ''),
   }
 }
 
@@ -159,6 +170,8 @@ export async function runReconciler(options: RunReconcilerOptions): Promise<numb
     reportingInstance: identity,
     log: (level, msg, fields) => log[level]({ ...(fields ?? {}) }, msg),
   })
+  // One chart fetcher (and cache) and one render pool for the life of the process, across leadership terms.
+  const helm = createHelmSupport({ client, plainHttpRegistries: config.helmPlainHttpRegistries })
   let manager: Manager | undefined
   let leading = false
   let stopping = false
@@ -191,8 +204,8 @@ export async function runReconciler(options: RunReconcilerOptions): Promise<numb
         log.info({ identity, lease: `${config.leaseNamespace}/${config.leaseName}` }, 'became leader; starting reconcilers')
         manager = new Manager({
           client,
-          pipeline: createRenderPipeline(client),
-          validator: createTemplateValidator(),
+          pipeline: createRenderPipeline(client, helm),
+          validator: createTemplateValidator(helm),
           events: eventSink(recorder),
           log,
           registry,
@@ -241,6 +254,7 @@ export async function runReconciler(options: RunReconcilerOptions): Promise<numb
   })
   await done
   await recorder.flush()
+  await helm.close()
   await health.close()
   client.close()
   return exitCode

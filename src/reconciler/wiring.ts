@@ -1,6 +1,7 @@
 // Production implementations of the reconciler's seams: the render pipeline
-// (parameters from the API, namespace policy, Go template render, ownership
-// stamp) and the Template validator.
+// (parameters from the API, namespace policy, Go template or Helm chart
+// render, ownership stamp) and the Template validator. Both take the same
+// HelmSupport (./helm.ts): one chart fetcher and one render pool per process.
 
 import type { Template } from '../api/template.ts'
 import type { TemplateInstance } from '../api/templateinstance.ts'
@@ -16,8 +17,17 @@ import { checkTargetNamespace } from '../render/targetns.ts'
 import { stampOwnership } from '../render/stamp.ts'
 import { renderInstance, compileTemplate } from '../render/render.ts'
 import type { ParamValue } from '../render/types.ts'
-import type { RenderPipeline, TemplateValidator, RenderOutcome } from '../controller/pipeline.ts'
+import type { DryRunCheck, RenderPipeline, TemplateValidator, RenderOutcome } from '../controller/pipeline.ts'
 import { apiParameterSources } from './sources.ts'
+import {
+  checkHelmSource,
+  discoveryScope,
+  dryRunHelm,
+  type HelmSupport,
+  renderHelmTemplate,
+  validateHelmSpec,
+  ValuesTemplateCache,
+} from './helm.ts'
 import { parseGvkString } from '../render/identity.ts'
 
 /** Parsed bodies, keyed by Template uid and generation (a new generation parses again). */
@@ -44,11 +54,7 @@ function renderWith(
   unknown: Set<string>,
 ): RenderOutcome {
   if (template.spec.gotemplate === undefined) {
-    return {
-      ok: false,
-      reason: Reason.TemplateExecutionFailed,
-      message: 'the Template has no spec.gotemplate; spec.helm is not supported by template-sync',
-    }
+    return { ok: false, reason: Reason.TemplateExecutionFailed, message: 'the Template has neither spec.gotemplate nor spec.helm' }
   }
   let compiled
   try {
@@ -68,10 +74,12 @@ function renderWith(
   return { ok: true, objects: result.objects.map((o) => o.object as KubeObject) }
 }
 
-export function createRenderPipeline(client: KubeClient): RenderPipeline {
+export function createRenderPipeline(client: KubeClient, helm: HelmSupport): RenderPipeline {
   const mapper = new RestMapper(client)
   const sources = apiParameterSources(client, mapper)
   const cache = new TemplateCache()
+  const valuesCache = new ValuesTemplateCache()
+  const scope = discoveryScope(mapper)
   return {
     checkTargetNamespace: (template, namespace, labels) => checkTargetNamespace(template, namespace, labels),
     resolveParameters: async (template, instance) => {
@@ -87,6 +95,9 @@ export function createRenderPipeline(client: KubeClient): RenderPipeline {
         : { ok: false, reason: r.reason, message: r.message, sources: refs }
     },
     render: async (template, instance, values) => {
+      if (template.spec.helm !== undefined) {
+        return renderHelmTemplate(helm, valuesCache, template, instance, values as Record<string, ParamValue>, scope)
+      }
       const unknown = new Set<string>()
       const first = renderWith(template, instance, values as Record<string, ParamValue>, cache, mapper, unknown)
       if (!first.ok || unknown.size === 0) return first
@@ -112,24 +123,24 @@ export function createRenderPipeline(client: KubeClient): RenderPipeline {
   }
 }
 
-export function createTemplateValidator(): TemplateValidator {
+export function createTemplateValidator(helm: HelmSupport): TemplateValidator {
   const cache = new TemplateCache()
+  const valuesCache = new ValuesTemplateCache()
+  const dryRuns = new Map<string, DryRunCheck>()
   return {
     validate(template) {
-      if (template.spec.gotemplate === undefined) {
-        return {
-          ok: false,
-          reason: Reason.HelmNotSupported,
-          message: 'spec.helm is accepted by the API but template-sync renders spec.gotemplate only',
-        }
-      }
-      try {
-        cache.get(template)
-      } catch (e) {
-        return {
-          ok: false,
-          reason: Reason.ValidationFailed,
-          message: e instanceof ParseError ? e.message : `template does not parse: ${(e as Error).message}`,
+      if (template.spec.helm !== undefined) {
+        const check = validateHelmSpec(valuesCache, template)
+        if (!check.ok) return check
+      } else {
+        try {
+          cache.get(template)
+        } catch (e) {
+          return {
+            ok: false,
+            reason: Reason.ValidationFailed,
+            message: e instanceof ParseError ? e.message : `template does not parse: ${(e as Error).message}`,
+          }
         }
       }
       const errors = validateIgnoreFields(template.spec.sync?.ignoreFields ?? [])
@@ -141,7 +152,11 @@ export function createTemplateValidator(): TemplateValidator {
         }
       return { ok: true }
     },
-    dryRun(template) {
+    async checkSource(template) {
+      return template.spec.helm === undefined ? undefined : checkHelmSource(helm, template)
+    },
+    async dryRun(template) {
+      if (template.spec.helm !== undefined) return dryRunHelm(helm, valuesCache, template, dryRuns)
       const params = template.spec.parameters ?? []
       if (params.some((p) => p.value === undefined)) return 'skipped'
       const values: Record<string, ParamValue> = Object.create(null) as Record<string, ParamValue>
@@ -152,7 +167,7 @@ export function createTemplateValidator(): TemplateValidator {
         spec: { templateRef: { name: template.metadata?.name ?? '', namespace: ns } },
       }
       const r = renderWith(template, instance, values, cache, undefined, new Set())
-      return r.ok ? { ok: true } : { ok: false, reason: Reason.RenderFailed, message: r.message }
+      return r.ok ? { ok: true } : { ok: false, condition: 'DryRunRendered', reason: Reason.RenderFailed, message: r.message }
     },
   }
 }

@@ -5,7 +5,17 @@
 import { LIMITS } from '../api/schema.ts'
 import { gvkString, IdentityError, resourceKey, splitApiVersion } from './identity.ts'
 import type { Manifest, ObjectRef } from './types.ts'
-import type { YamlDocument } from './yaml.ts'
+
+/** A decoded document to check: one of a rendered YAML stream (YamlDocument), or of a chart template. */
+export interface ManifestDocument {
+  /** 1-based position among the rendered documents. */
+  readonly document: number
+  readonly value: unknown
+  /** Line of the rendered stream where it starts. */
+  readonly line?: number
+  /** The chart template it came from, e.g. 'web/templates/deployment.yaml'; named instead of a line. */
+  readonly source?: string
+}
 
 export interface RenderedObject {
   /** The manifest, metadata.namespace defaulted for namespaced kinds. Owned by the caller. */
@@ -44,14 +54,18 @@ function describeShape(v: unknown): string {
  * Checks each document and turns it into a RenderedObject. Throws
  * ManifestError with the document number, line and, once known, the kind.
  */
-export function toRenderedObjects(docs: readonly YamlDocument[], instanceNamespace: string, isNamespaced: ScopeLookup): RenderedObject[] {
+export function toRenderedObjects(
+  docs: readonly ManifestDocument[],
+  instanceNamespace: string,
+  isNamespaced: ScopeLookup,
+): RenderedObject[] {
   if (docs.length > LIMITS.renderedResources) {
     throw new ManifestError(
       `the Template renders ${docs.length} objects; at most ${LIMITS.renderedResources} are supported (status.renderedResources)`,
     )
   }
   const out: RenderedObject[] = []
-  const seen = new Map<string, RenderedObject>()
+  const seen = new Map<string, { document: number; source?: string }>()
   for (const doc of docs) {
     const obj = toManifest(doc)
     const { apiVersion, kind } = obj
@@ -72,11 +86,12 @@ export function toRenderedObjects(docs: readonly YamlDocument[], instanceNamespa
     const sameObject = `${splitApiVersion(apiVersion).group}/${kind}/${namespace ?? ''}/${obj.metadata.name}`
     const earlier = seen.get(sameObject)
     if (earlier !== undefined) {
+      const from = earlier.source === undefined || doc.source === undefined ? '' : ` (${earlier.source}, ${doc.source})`
       throw new ManifestError(
-        `rendered documents ${earlier.document} and ${doc.document} are the same object ${describeRef(ref)}; each object may be rendered once`,
+        `rendered documents ${earlier.document} and ${doc.document}${from} are the same object ${describeRef(ref)}; each object may be rendered once`,
       )
     }
-    seen.set(sameObject, rendered)
+    seen.set(sameObject, { document: doc.document, ...(doc.source === undefined ? {} : { source: doc.source }) })
     out.push(rendered)
   }
   return out
@@ -87,8 +102,9 @@ function describeRef(ref: ObjectRef): string {
 }
 
 /** Validates one document and returns it typed; metadata.namespace "" or null is normalized to absent. */
-function toManifest(doc: YamlDocument): Manifest {
-  const where = (what?: string): string => `rendered document ${doc.document} (line ${doc.line}${what === undefined ? '' : `, ${what}`})`
+function toManifest(doc: ManifestDocument): Manifest {
+  const origin = doc.source ?? `line ${doc.line ?? 1}`
+  const where = (what?: string): string => `rendered document ${doc.document} (${origin}${what === undefined ? '' : `, ${what}`})`
   const v = doc.value
   if (!isMapping(v)) throw new ManifestError(`${where()}: is ${describeShape(v)}, not a mapping`)
   const { apiVersion, kind, metadata } = v

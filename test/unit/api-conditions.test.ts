@@ -8,6 +8,7 @@ import {
   InstanceConditionType,
   Reason,
   REASONS_BY_CONDITION,
+  removeCondition,
   sameTemplateValidity,
   setCondition,
   templateInvalidity,
@@ -260,4 +261,11 @@ t.test('every reason belongs to a condition type, and every condition type has r
 
 t.test('every reason matches the metav1.Condition reason pattern', async (t) => {
   for (const r of Object.values(Reason)) t.match(r, /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/)
+})
+
+t.test('removeCondition drops one type and returns the input itself when it has none', async (t) => {
+  const list = deepFreeze([cond('Valid', 'True'), cond('SourceAccessible', 'False', 'RepositoryUnreachable')])
+  t.strictSame(removeCondition(list, 'SourceAccessible'), [cond('Valid', 'True')])
+  t.equal(removeCondition(list, 'DryRunRendered'), list)
+  t.strictSame(removeCondition(undefined, 'Valid'), [])
 })

@@ -2,7 +2,7 @@ import t from 'tap'
 import { crdManifests, templateCrd, templateInstanceCrd, type CustomResourceDefinition } from '../../src/api/crds.ts'
 import { GROUP, VERSION } from '../../src/api/names.ts'
 import type { JSONSchemaProps } from '../../src/api/schema.ts'
-import { HELM_URL_PATTERN, SEMVER_PATTERN } from '../../src/api/template-schema.ts'
+import { HELM_RELEASE_NAME_PATTERN, HELM_URL_PATTERN, SEMVER_PATTERN } from '../../src/api/template-schema.ts'
 import { crdFiles, staleFiles, writtenForm } from '../../scripts/gen-crds.ts'
 
 function schemaOf(crd: CustomResourceDefinition): JSONSchemaProps {
@@ -180,6 +180,8 @@ t.test('Template: documented validation', async (t) => {
   t.strictSame(at(template, 'spec.sync').default, {}, 'an absent sync block defaults to mode off')
   t.equal(at(template, 'spec.helm.releaseName').maxLength, 53)
   t.strictSame(at(template, 'spec.helm.version').enum, ['v3', 'v4'])
+  t.equal(at(template, 'spec.helm.version').default, 'v3', 'Helm 3 unless the Template says otherwise (docs/helm-templates.md)')
+  t.equal(at(template, 'spec.helm.releaseName').pattern, HELM_RELEASE_NAME_PATTERN)
   t.equal(at(template, 'spec.helm.chart.repository.url').pattern, HELM_URL_PATTERN)
   t.equal(at(template, 'spec.helm.chart.repository.version').pattern, SEMVER_PATTERN)
   t.equal(at(template, 'spec.helm.chart.repository.version').minLength, 5)
@@ -194,6 +196,9 @@ t.test('helm patterns accept exact versions and reject ranges', async (t) => {
   for (const bad of ['ftp://x', 'ghcr.io/acme', 'OCI://x']) t.notOk(url.test(bad), bad)
   const semver = new RegExp(SEMVER_PATTERN)
   for (const ok of ['1.2.3', 'v1.2.3', '0.0.0', '1.2.3-rc.1', '1.2.3+build.5', 'v10.20.30-alpha-1+x.y']) t.ok(semver.test(ok), ok)
+  const release = new RegExp(HELM_RELEASE_NAME_PATTERN)
+  for (const ok of ['web', 'web-1', 'a.b-c', '0x']) t.ok(release.test(ok), ok)
+  for (const bad of ['Web', 'web_1', '-web', 'web-', 'a..b', '']) t.notOk(release.test(bad), bad)
   for (const bad of ['1.2', '^1.2.3', '~1.2.3', '>=1.0.0', 'latest', '01.2.3', '1.2.3.4', '1.x.3']) t.notOk(semver.test(bad), bad)
 })
 

@@ -12,6 +12,7 @@ import { KubeClient, CONTENT_APPLY, CONTENT_MERGE } from '../../../src/kube/clie
 import { Manager } from '../../../src/controller/manager.ts'
 import type { InstanceReconcilerOptions, EventSink } from '../../../src/controller/instance.ts'
 import { createRenderPipeline, createTemplateValidator } from '../../../src/reconciler/wiring.ts'
+import { createHelmSupport, type HelmSupportOptions } from '../../../src/reconciler/helm.ts'
 import { clusterInfo, eventually } from './cluster.ts'
 
 export async function installCrds(client: KubeClient): Promise<void> {
@@ -40,7 +41,12 @@ export interface RunningManager {
 }
 
 export async function startManager(
-  opts: { instanceOptions?: Partial<InstanceReconcilerOptions>; client?: KubeClient } = {},
+  opts: {
+    instanceOptions?: Partial<InstanceReconcilerOptions>
+    client?: KubeClient
+    /** spec.helm settings (plain-HTTP registries, retry interval, render limits). */
+    helm?: Omit<HelmSupportOptions, 'client'>
+  } = {},
 ): Promise<RunningManager> {
   const client = opts.client ?? KubeClient.fromFile(clusterInfo().kubeconfig, 'template-sync')
   const events: RunningManager['events'] = []
@@ -48,10 +54,11 @@ export async function startManager(
     normal: (_o, reason, message) => void events.push({ type: 'Normal', reason, message }),
     warning: (_o, reason, message) => void events.push({ type: 'Warning', reason, message }),
   }
+  const helm = createHelmSupport({ ...opts.helm, client })
   const manager = new Manager({
     client,
-    pipeline: createRenderPipeline(client),
-    validator: createTemplateValidator(),
+    pipeline: createRenderPipeline(client, helm),
+    validator: createTemplateValidator(helm),
     events: sink,
     log: pino({ level: process.env.TEMPLATE_SYNC_TEST_LOG ?? 'silent' }),
     workers: 4,
@@ -64,6 +71,7 @@ export async function startManager(
     events,
     stop: async () => {
       await manager.shutdown()
+      await helm.close()
       if (!opts.client) client.close()
     },
   }

@@ -1,0 +1,82 @@
+// spec.helm for `template-sync render`: where the chart and the
+// capabilities come from on the command line. The render itself is the
+// reconciler's (src/reconciler/helm.ts), on this thread.
+//
+//   --chart PATH   a chart directory or .tgz instead of the repository (offline)
+//   --plain-http   the Template's oci:// registry speaks plain HTTP
+//
+// Without --chart the chart comes from the repository, from this machine. Its
+// auth Secret is read only through --kubeconfig (or in NAMESPACE/NAME form).
+// .Capabilities are the cluster's with a cluster, else Helm's defaults.
+
+import type { Template } from '../api/template.ts'
+import { ChartLoadError } from '../helm/chart/errors.ts'
+import { loadChartPath } from '../helm/chart/load.ts'
+import { DEFAULT_KUBE_VERSION, defaultCapabilities, renderChart } from '../helm/render/index.ts'
+import { createChartFetcher } from '../helm/source/fetcher.ts'
+import type { KubeClient } from '../kube/client.ts'
+import { describeChart, helmVersionOf } from '../render/helm.ts'
+import { clusterCapabilities } from '../reconciler/capabilities.ts'
+import { apiSecretReader, fetchTemplateChart, type HelmSupport, type SecretReader } from '../reconciler/helm.ts'
+import { inlineRenderer } from '../reconciler/helm-render-pool.ts'
+import { CommandError } from './args.ts'
+
+export interface HelmCliOptions {
+  /** --chart: a local chart directory or .tgz. */
+  readonly chart?: string
+  /** --plain-http: reach the Template's OCI registry over HTTP. */
+  readonly plainHttp: boolean
+}
+
+function registryHost(url: string): string | undefined {
+  return url.startsWith('oci://') ? url.slice('oci://'.length).split('/')[0] : undefined
+}
+
+/** HelmSupport for one render from the command line; notes say where the chart and the capabilities came from. */
+export function cliHelmSupport(template: Template, client: KubeClient | undefined, opts: HelmCliOptions, notes: string[]): HelmSupport {
+  const repository = template.spec.helm?.chart.repository
+  const host = repository === undefined ? undefined : registryHost(repository.url)
+  const fetcher = createChartFetcher({ plainHttpRegistries: opts.plainHttp && host !== undefined ? [host] : [] })
+  const readSecret: SecretReader =
+    client !== undefined
+      ? apiSecretReader(client)
+      : (namespace, name) =>
+          Promise.reject(
+            new CommandError(
+              `the chart repository needs auth Secret ${namespace}/${name}, which is read from a cluster: pass --kubeconfig, or a local chart with --chart PATH`,
+              1,
+            ),
+          )
+  const caps = client === undefined ? undefined : clusterCapabilities(client)
+  const offlineCapabilities = () => {
+    notes.push(
+      `.Capabilities are Helm's defaults without a cluster (Kubernetes ${DEFAULT_KUBE_VERSION}, built-in API versions only); pass --kubeconfig for the cluster's`,
+    )
+    return defaultCapabilities()
+  }
+  return {
+    chartFor: async (t) => {
+      if (opts.chart === undefined) return fetchTemplateChart(t, fetcher, readSecret)
+      const helm = helmVersionOf(t)
+      try {
+        const chart = await loadChartPath(opts.chart, { helm })
+        const wanted = t.spec.helm?.chart.repository
+        if (wanted !== undefined && (chart.metadata.name !== wanted.name || chart.metadata.version !== wanted.version.replace(/^v/, ''))) {
+          notes.push(
+            `rendering chart ${chart.metadata.name} ${chart.metadata.version} from ${opts.chart}; the Template names ${describeChart(wanted)}`,
+          )
+        }
+        const ref = { url: opts.chart, name: chart.metadata.name, version: chart.metadata.version }
+        return { ok: true, fetched: { chart, digest: `local ${opts.chart}`, ref, cached: true } }
+      } catch (err) {
+        if (err instanceof ChartLoadError) return { ok: false, condition: 'Valid', message: err.message }
+        throw err
+      }
+    },
+    capabilities: async () => (caps === undefined ? offlineCapabilities() : caps.get()),
+    render: inlineRenderer(renderChart).render,
+    retryMs: 0,
+    limits: undefined,
+    close: async () => {},
+  }
+}
