@@ -108,8 +108,8 @@ export function createChartFetcher(opts: ChartFetcherOptions = {}): ChartFetcher
   const resolved = new LruCache<string, string>({ maxEntries: 4096, maxBytes: Number.MAX_SAFE_INTEGER })
   const archives = new LruCache<string, Buffer>(opts.archiveCache ?? { maxEntries: 64, maxBytes: 64 * 1024 * 1024 })
   const charts = new LruCache<string, Chart>(opts.chartCache ?? { maxEntries: 64, maxBytes: 256 * 1024 * 1024 })
-  // One download per reference at a time, however many instances ask.
-  const inFlight = new Map<string, Promise<Download>>()
+  // One fetch per reference at a time, however many instances ask; it ends once the chart is cached.
+  const inFlight = new Map<string, Promise<FetchedChart>>()
 
   const load = async (ref: ChartRef, digest: string, archive: Buffer, helm: HelmVersion): Promise<Chart> => {
     const key = `${digest}|${helm}`
@@ -127,37 +127,45 @@ export function createChartFetcher(opts: ChartFetcherOptions = {}): ChartFetcher
     return chart
   }
 
-  const download = (specKey: string, kind: 'http' | 'oci', ref: ChartRef, req: ChartRequest): Promise<Download> => {
-    const running = inFlight.get(specKey)
-    if (running !== undefined) return running
-    const p = (async () => {
-      const source = { ref, credentials: credentialsFromSecret(req.auth, repositoryHost(kind, ref.url), ref) }
-      return kind === 'oci' ? pullFromOciRegistry(deps, source) : pullFromHttpRepository(deps, source)
-    })().finally(() => inFlight.delete(specKey))
-    inFlight.set(specKey, p)
-    return p
+  const download = (kind: 'http' | 'oci', ref: ChartRef, req: ChartRequest): Promise<Download> => {
+    const source = { ref, credentials: credentialsFromSecret(req.auth, repositoryHost(kind, ref.url), ref) }
+    return kind === 'oci' ? pullFromOciRegistry(deps, source) : pullFromHttpRepository(deps, source)
   }
 
-  return {
-    async fetchChart(req) {
-      const { url, name, version } = req.repository
-      const ref: ChartRef = { url, name, version }
-      const kind = checkReference(ref)
-      const fingerprint = credentialsFingerprint(credentialsFromSecret(req.auth, repositoryHost(kind, url), ref))
-      const specKey = JSON.stringify([url.replace(/\/+$/, ''), name, version, fingerprint])
-      const digest = resolved.get(specKey)
-      if (digest !== undefined) {
-        const chart = charts.get(`${digest}|${req.helm}`)
-        if (chart !== undefined) return { chart, digest, ref, cached: true }
-        const archive = archives.get(digest)
-        if (archive !== undefined) return { chart: await load(ref, digest, archive, req.helm), digest, ref, cached: true }
-      }
-      const d = await download(specKey, kind, ref, req)
+  const fromCache = async (specKey: string, ref: ChartRef, helm: HelmVersion): Promise<FetchedChart | undefined> => {
+    const digest = resolved.get(specKey)
+    if (digest === undefined) return undefined
+    const chart = charts.get(`${digest}|${helm}`)
+    if (chart !== undefined) return { chart, digest, ref, cached: true }
+    const archive = archives.get(digest)
+    if (archive !== undefined) return { chart: await load(ref, digest, archive, helm), digest, ref, cached: true }
+    return undefined
+  }
+
+  const fetchChart = async (req: ChartRequest): Promise<FetchedChart> => {
+    const { url, name, version } = req.repository
+    const ref: ChartRef = { url, name, version }
+    const kind = checkReference(ref)
+    const fingerprint = credentialsFingerprint(credentialsFromSecret(req.auth, repositoryHost(kind, url), ref))
+    const specKey = JSON.stringify([url.replace(/\/+$/, ''), name, version, fingerprint])
+    const hit = await fromCache(specKey, ref, req.helm)
+    if (hit !== undefined) return hit
+    const running = inFlight.get(specKey)
+    if (running !== undefined) {
+      // Another caller is fetching this reference: wait for it (sharing its failure), then read the cache it filled.
+      await running
+      return (await fromCache(specKey, ref, req.helm)) ?? fetchChart(req)
+    }
+    const p = (async (): Promise<FetchedChart> => {
+      const d = await download(kind, ref, req)
       // Load before remembering the reference: an archive that does not load is not cached.
       const chart = await load(ref, d.digest, d.archive, req.helm)
       archives.set(d.digest, d.archive, d.archive.length)
       resolved.set(specKey, d.digest, 0)
       return { chart, digest: d.digest, ref, cached: false }
-    },
+    })().finally(() => inFlight.delete(specKey))
+    inFlight.set(specKey, p)
+    return p
   }
+  return { fetchChart }
 }
