@@ -5,46 +5,27 @@
 // auth Secret is a real Secret read back from the API server, as the
 // reconciler will read it.
 
-import { execFile, execFileSync, spawn } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
-import { promisify } from 'node:util'
 import t from 'tap'
 import { type AuthSecret, ChartSourceCode, ChartSourceError, createChartFetcher } from '../../src/helm/index.ts'
 import { adminClient, freshNamespace } from './helpers/cluster.ts'
+import {
+  clusterBin as bin,
+  helmTool,
+  REPO_PASSWORD as PASSWORD,
+  REPO_USER as USER,
+  startChartServer,
+  startRegistry,
+} from './helpers/helm-repos.ts'
 
-const root = new URL('../../', import.meta.url).pathname
-const binDir = process.env['TEMPLATE_SYNC_BIN_DIR'] ?? join(root, 'test/cluster/bin')
-const work = mkdtempSync(join(tmpdir(), 'ts-helm-sources-'))
-t.teardown(() => rmSync(work, { recursive: true, force: true }))
-const helmEnv = {
-  ...process.env,
-  HELM_CACHE_HOME: join(work, 'helm/cache'),
-  HELM_CONFIG_HOME: join(work, 'helm/config'),
-  HELM_DATA_HOME: join(work, 'helm/data'),
-}
-const USER = 'chart-reader'
-const PASSWORD = 'hunter2-s3cret'
-
-function bin(name: string): string {
-  const p = join(binDir, name)
-  if (!existsSync(p)) throw new Error(`${p} missing: run bash test/cluster/build.sh ${name}`)
-  return p
-}
-
-function helm(...args: string[]): string {
-  return execFileSync(bin('helm'), args, { cwd: work, env: helmEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
-}
-
-/** For helm talking to a server in this process, which must keep running meanwhile. */
-async function helmAsync(...args: string[]): Promise<string> {
-  return (await promisify(execFile)(bin('helm'), args, { cwd: work, env: helmEnv, encoding: 'utf8' })).stdout
-}
+const tool = helmTool(t, 'ts-helm-sources')
+const { work, helm, helmAsync } = tool
+const helmEnv = tool.env
 
 interface TestLike {
   teardown(fn: () => unknown): void
@@ -62,61 +43,21 @@ const demoTgz = readFileSync(join(work, 'repo/demo-0.1.0.tgz'))
 const indexYaml = readFileSync(join(work, 'repo/index.yaml'), 'utf8')
 
 /** A chart repository: /good/ serves helm's own files, /tampered/ and /corrupt/ serve other bytes. */
-async function startRepository(): Promise<{ url: string; requests: string[]; server: Server }> {
-  const requests: string[] = []
+async function startRepository(t: TestLike) {
+  const repo = await startChartServer(t)
   const corrupt = demoTgz.subarray(0, 200)
-  const routes: Record<string, () => [string, Buffer]> = {
-    '/good/index.yaml': () => ['application/yaml', Buffer.from(indexYaml)],
-    '/good/demo-0.1.0.tgz': () => ['application/gzip', demoTgz],
-    '/good/other-1.2.3.tgz': () => ['application/gzip', readFileSync(join(work, 'repo/other-1.2.3.tgz'))],
-    '/tampered/index.yaml': () => ['application/yaml', Buffer.from(indexYaml)],
-    '/tampered/demo-0.1.0.tgz': () => ['application/gzip', Buffer.concat([demoTgz, Buffer.from('appended')])],
+  const routes: Record<string, Buffer> = {
+    '/good/index.yaml': Buffer.from(indexYaml),
+    '/good/demo-0.1.0.tgz': demoTgz,
+    '/good/other-1.2.3.tgz': readFileSync(join(work, 'repo/other-1.2.3.tgz')),
+    '/tampered/index.yaml': Buffer.from(indexYaml),
+    '/tampered/demo-0.1.0.tgz': Buffer.concat([demoTgz, Buffer.from('appended')]),
     // The index announces the corrupt bytes' own digest: only loading can tell they are no chart.
-    '/corrupt/index.yaml': () => ['application/yaml', Buffer.from(indexYaml.replace(sha256(demoTgz), sha256(corrupt)))],
-    '/corrupt/demo-0.1.0.tgz': () => ['application/gzip', corrupt],
+    '/corrupt/index.yaml': Buffer.from(indexYaml.replace(sha256(demoTgz), sha256(corrupt))),
+    '/corrupt/demo-0.1.0.tgz': corrupt,
   }
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    requests.push(req.url ?? '')
-    if (req.headers.authorization !== `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`) {
-      res.writeHead(401, { 'www-authenticate': 'Basic realm="charts"' }).end('unauthorized')
-      return
-    }
-    const route = routes[req.url ?? '']
-    if (route === undefined) {
-      res.writeHead(404).end('not found')
-      return
-    }
-    const [type, body] = route()
-    res.writeHead(200, { 'content-type': type, 'content-length': body.length }).end(body)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  return { url: `http://127.0.0.1:${port}`, requests, server }
-}
-
-interface Registry {
-  readonly host: string
-  stats(): Promise<{ manifestGets: number; blobGets: number }>
-}
-
-async function startRegistry(t: TestLike, auth: 'basic' | 'bearer'): Promise<Registry> {
-  const child = spawn(bin('oci-registry'), ['-auth', auth, '-user', USER], {
-    env: { ...process.env, REGISTRY_PASSWORD: PASSWORD },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  t.teardown(() => {
-    child.kill()
-  })
-  const line = await new Promise<string>((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout })
-    rl.once('line', resolve)
-    child.once('exit', (code) => reject(new Error(`oci-registry exited with ${code}`)))
-  })
-  const host = line.replace(/^listening /, '')
-  return {
-    host,
-    stats: async () => (await (await fetch(`http://${host}/stats`)).json()) as { manifestGets: number; blobGets: number },
-  }
+  for (const [path, body] of Object.entries(routes)) repo.files.set(path, body)
+  return repo
 }
 
 function failure(p: Promise<unknown>): Promise<ChartSourceError> {
@@ -143,8 +84,7 @@ async function authSecret(t: TestLike, name: string, stringData: Record<string, 
 }
 
 t.test('an HTTP chart repository made by helm', async (t) => {
-  const repo = await startRepository()
-  t.teardown(() => repo.server.close())
+  const repo = await startRepository(t)
   const auth = await authSecret(t, 'repo-auth', { username: USER, password: PASSWORD })
   const fetcher = createChartFetcher()
   const demo = { url: `${repo.url}/good`, name: 'demo', version: '0.1.0' }

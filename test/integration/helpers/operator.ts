@@ -2,7 +2,7 @@
 // against the test control plane, create Templates and TemplateInstances, and
 // wait for conditions.
 
-import pino from 'pino'
+import pino, { type Logger } from 'pino'
 import { crdManifests } from '../../../src/api/crds.ts'
 import { API_VERSION, GROUP, VERSION } from '../../../src/api/names.ts'
 import type { Template, TemplateSpec } from '../../../src/api/template.ts'
@@ -46,6 +46,8 @@ export async function startManager(
     client?: KubeClient
     /** spec.helm settings (plain-HTTP registries, retry interval, render limits). */
     helm?: Omit<HelmSupportOptions, 'client'>
+    /** Default: silent, or $TEMPLATE_SYNC_TEST_LOG. */
+    log?: Logger
   } = {},
 ): Promise<RunningManager> {
   const client = opts.client ?? KubeClient.fromFile(clusterInfo().kubeconfig, 'template-sync')
@@ -60,7 +62,7 @@ export async function startManager(
     pipeline: createRenderPipeline(client, helm),
     validator: createTemplateValidator(helm),
     events: sink,
-    log: pino({ level: process.env.TEMPLATE_SYNC_TEST_LOG ?? 'silent' }),
+    log: opts.log ?? pino({ level: process.env.TEMPLATE_SYNC_TEST_LOG ?? 'silent' }),
     workers: 4,
     ...(opts.instanceOptions ? { instanceOptions: opts.instanceOptions } : {}),
   })
