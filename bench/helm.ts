@@ -6,8 +6,10 @@
 // The rendered templates are checked equal to Go's first. Prints per-render
 // times, the ratio TS/Go, and a cold render (first render of a chart in a
 // fresh process: parsing included), and a cold fetch from a local OCI
-// registry (the scaffold pushed by `helm push`) plus its render. Last line:
-// one JSON object.
+// registry (the scaffold pushed by `helm push`) plus its render, and renders
+// through the reconciler's worker pool (the first one starts a worker; warm
+// ones against renderChart on this thread: the cost of the thread hop). Last
+// line: one JSON object.
 //
 //   npm run bench:helm            BENCH_RENDERS=500 by default
 
@@ -25,6 +27,7 @@ import { renderFiles } from '../src/helm/render/render.ts'
 import type { HelmRenderInput } from '../src/helm/render/types.ts'
 import { DEFAULT_API_VERSIONS } from '../src/helm/render/capabilities.ts'
 import { defaultBinDir } from '../src/local/controlplane.ts'
+import { createRenderPool } from '../src/reconciler/helm-render-pool.ts'
 
 const N = Number(process.env.BENCH_RENDERS ?? 500)
 const engine = join(defaultBinDir(), 'helm-engine')
@@ -272,6 +275,33 @@ async function ociColdMs(work: string): Promise<{ fetchMs: number; renderMs: num
   }
 }
 
+/** Renders of one chart through the reconciler's render pool (one worker), and the same on this thread. */
+async function poolMs(dir: string): Promise<{ firstMs: number; warmMs: number; inlineMs: number }> {
+  const chart = await loadChartPath(dir, { helm: 'v3' })
+  const input: HelmRenderInput = {
+    chart,
+    helm: 'v3',
+    releaseName: 'pool',
+    namespace: 'default',
+    values: {},
+    capabilities: defaultCapabilities(),
+  }
+  const pool = createRenderPool({ size: 1 })
+  try {
+    let s = performance.now()
+    await pool.render(input)
+    const firstMs = performance.now() - s
+    s = performance.now()
+    for (let i = 0; i < N; i++) await pool.render(input)
+    const warmMs = (performance.now() - s) / N
+    s = performance.now()
+    for (let i = 0; i < N; i++) renderChart(input)
+    return { firstMs, warmMs, inlineMs: (performance.now() - s) / N }
+  } finally {
+    await pool.close()
+  }
+}
+
 const tmp = await mkdtemp(join(tmpdir(), 'bench-helm-'))
 try {
   const largeDir = await writeLargeChart(tmp)
@@ -292,6 +322,10 @@ try {
   // unpack, load) and the first render of a freshly loaded chart object.
   const oci = await ociColdMs(tmp)
   console.log(`OCI (local registry): cold fetch ${oci.fetchMs.toFixed(1)} ms + render ${oci.renderMs.toFixed(1)} ms`)
+  const pool = await poolMs(scaffoldDir)
+  console.log(
+    `scaffold through the render pool: first ${pool.firstMs.toFixed(1)} ms (worker start), warm ${pool.warmMs.toFixed(3)} ms vs ${pool.inlineMs.toFixed(3)} ms on this thread`,
+  )
   const schema = schemaCost()
   console.log(`values.schema.json (200 properties): compile ${schema.compileMs.toFixed(3)} ms, validate ${schema.validateMs.toFixed(3)} ms`)
   const round = (x: number) => Number(x.toFixed(3))
@@ -318,6 +352,9 @@ try {
       large_ratio_full: round(l.warmMs / l.goMs),
       oci_cold_fetch_ms: round(oci.fetchMs),
       oci_render_ms: round(oci.renderMs),
+      pool_first_render_ms: round(pool.firstMs),
+      pool_warm_ms: round(pool.warmMs),
+      pool_inline_warm_ms: round(pool.inlineMs),
       schema200_compile_ms: round(schema.compileMs),
       schema200_validate_ms: round(schema.validateMs),
     }),

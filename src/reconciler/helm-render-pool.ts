@@ -8,6 +8,7 @@
 // idle worker never keeps the process alive. See docs/helm-templates.md.
 
 import { Worker } from 'node:worker_threads'
+import type { Chart } from '../helm/chart/types.ts'
 import {
   DEFAULT_RENDER_LIMITS,
   type HelmRenderCode,
@@ -22,10 +23,28 @@ export interface ChartRenderer {
   close(): Promise<void>
 }
 
-/** What the pool posts to a worker. */
+/**
+ * What the pool posts to a worker. A chart is sent (structured-cloned) only
+ * the first time that worker renders it; later requests name it by chartId.
+ */
 export interface RenderRequest {
   readonly id: number
-  readonly input: HelmRenderInput
+  readonly chartId: number
+  readonly chart?: Chart
+  readonly input: Omit<HelmRenderInput, 'chart'>
+}
+
+/** Charts each worker keeps, least recently used dropped first; the pool mirrors the worker's list exactly. */
+export const WORKER_CHART_CACHE = 16
+
+/** Moves `key` to the most recent end of an insertion-ordered map, inserting it if new, and trims to the bound. */
+export function touchLru<V>(lru: Map<number, V>, key: number, value: V): void {
+  lru.delete(key)
+  lru.set(key, value)
+  while (lru.size > WORKER_CHART_CACHE) {
+    const oldest = lru.keys().next().value as number
+    lru.delete(oldest)
+  }
 }
 
 export type WorkerError =
@@ -63,6 +82,8 @@ interface Slot {
   readonly worker: Worker
   job: Job | undefined
   timer: NodeJS.Timeout | undefined
+  /** chartIds the worker holds, in its LRU order. */
+  readonly charts: Map<number, true>
 }
 
 function fromWorker(e: WorkerError): Error {
@@ -81,6 +102,17 @@ export function createRenderPool(opts: RenderPoolOptions = {}): ChartRenderer {
   const slots: Slot[] = []
   const queue: Job[] = []
   let nextId = 1
+  // Loaded charts are frozen and shared (the fetcher's cache): the object is the chart's identity.
+  const chartIds = new WeakMap<Chart, number>()
+  let nextChartId = 1
+  const idOf = (c: Chart): number => {
+    let id = chartIds.get(c)
+    if (id === undefined) {
+      id = nextChartId++
+      chartIds.set(c, id)
+    }
+    return id
+  }
   let closed = false
 
   const settle = (slot: Slot): Job | undefined => {
@@ -105,7 +137,7 @@ export function createRenderPool(opts: RenderPoolOptions = {}): ChartRenderer {
   const spawn = (): Slot => {
     const worker = new Worker(workerUrl, { resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } })
     worker.unref()
-    const slot: Slot = { worker, job: undefined, timer: undefined }
+    const slot: Slot = { worker, job: undefined, timer: undefined, charts: new Map() }
     worker.on('message', (reply: RenderReply) => {
       if (slot.job?.id !== reply.id) return
       const job = settle(slot)
@@ -137,7 +169,11 @@ export function createRenderPool(opts: RenderPoolOptions = {}): ChartRenderer {
       )
     }, timeMs + graceMs)
     slot.timer.unref()
-    slot.worker.postMessage({ id: job.id, input: job.input } satisfies RenderRequest)
+    const { chart, ...rest } = job.input
+    const chartId = idOf(chart)
+    const known = slot.charts.has(chartId)
+    touchLru(slot.charts, chartId, true)
+    slot.worker.postMessage({ id: job.id, chartId, input: rest, ...(known ? {} : { chart }) } satisfies RenderRequest)
   }
 
   function pump(): void {

@@ -5,7 +5,7 @@
 import { parentPort } from 'node:worker_threads'
 import type { Chart, ChartFile, Subchart } from '../helm/chart/types.ts'
 import { HelmRenderError, type HelmRenderInput, renderChart } from '../helm/render/index.ts'
-import type { RenderReply, RenderRequest } from './helm-render-pool.ts'
+import { type RenderReply, type RenderRequest, touchLru } from './helm-render-pool.ts'
 
 // Structured cloning turns each Buffer into a plain Uint8Array; the engine reads files as Buffers.
 const buf = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength)
@@ -24,7 +24,7 @@ function reviveChart(c: Chart): Chart {
 
 function run(input: HelmRenderInput): RenderReply['outcome'] {
   try {
-    return { ok: true, result: renderChart({ ...input, chart: reviveChart(input.chart) }) }
+    return { ok: true, result: renderChart(input) }
   } catch (err) {
     if (err instanceof HelmRenderError) {
       return {
@@ -42,8 +42,18 @@ function run(input: HelmRenderInput): RenderReply['outcome'] {
   }
 }
 
+// Charts by the pool's chartId: a chart is cloned over once, and its parse and schema caches stay warm.
+const charts = new Map<number, Chart>()
+
 const port = parentPort
 if (port === null) throw new Error('helm-render-worker.ts runs as a worker thread of helm-render-pool.ts')
 port.on('message', (req: RenderRequest) => {
-  port.postMessage({ id: req.id, outcome: run(req.input) } satisfies RenderReply)
+  const chart = req.chart === undefined ? charts.get(req.chartId) : reviveChart(req.chart)
+  if (chart === undefined) {
+    const error = { helm: false as const, message: `chart ${req.chartId} was not sent to this worker` }
+    port.postMessage({ id: req.id, outcome: { ok: false, error } } satisfies RenderReply)
+    return
+  }
+  touchLru(charts, req.chartId, chart)
+  port.postMessage({ id: req.id, outcome: run({ ...req.input, chart }) } satisfies RenderReply)
 })

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { defaultCapabilities, HelmRenderError, type HelmRenderInput, loadChartFiles, renderChart } from '../../src/helm/index.ts'
-import { createRenderPool } from '../../src/reconciler/helm-render-pool.ts'
+import { createRenderPool, WORKER_CHART_CACHE } from '../../src/reconciler/helm-render-pool.ts'
 
 const chart = await loadChartFiles(
   [
@@ -114,6 +114,35 @@ t.test('a worker that runs out of memory is a Limit error, and the pool goes on'
   t.equal((err as HelmRenderError).code, 'Limit')
   t.equal((err as HelmRenderError).message, 'the chart render ran out of memory (32 MiB) and was stopped')
   t.strictSame(await pool.render(input()), { objects: [], skipped: [] })
+})
+
+t.test('a chart crosses to a worker once; the worker keeps the last 16, as the pool expects', async (t) => {
+  const echo = workerFile(
+    'echo.mjs',
+    "import { parentPort } from 'node:worker_threads'\nparentPort.on('message', (m) => parentPort.postMessage({ id: m.id, outcome: { ok: true, result: { objects: [], skipped: [{ template: m.chart === undefined ? 'by id' : 'sent', reason: String(m.chartId) }] } } }))\n",
+  )
+  const pool = createRenderPool({ size: 1, workerUrl: echo })
+  t.teardown(() => pool.close())
+  const how = async (c: typeof chart) => (await pool.render(input({ chart: c }))).skipped[0]?.template
+  t.equal(await how(chart), 'sent')
+  t.equal(await how(chart), 'by id', 'the same chart object is not cloned again')
+  const others = await Promise.all(
+    Array.from({ length: WORKER_CHART_CACHE }, () =>
+      loadChartFiles([{ name: 'Chart.yaml', data: Buffer.from('apiVersion: v2\nname: x\nversion: 1.0.0\n') }], { helm: 'v3' }),
+    ),
+  )
+  for (const o of others) t.equal(await how(o), 'sent')
+  t.equal(await how(chart), 'sent', 'evicted after 16 other charts: sent again')
+  t.equal(await how(others.at(-1) ?? chart), 'by id')
+})
+
+t.test('the real worker renders a chart it holds by id the same as one sent to it', async (t) => {
+  const pool = createRenderPool({ size: 1 })
+  t.teardown(() => pool.close())
+  const first = await pool.render(input({ values: { color: 'red' } }))
+  const second = await pool.render(input({ values: { color: 'red' } }))
+  t.strictSame(second, first)
+  t.match(second.objects[0]?.object, { data: { color: 'red', file: 'from a file' } })
 })
 
 t.test('after close, renders are refused', async (t) => {
