@@ -17,7 +17,9 @@ import { CONTENT_MERGE, KubeClient } from '../../src/kube/client.ts'
 import { KubeApiError } from '../../src/kube/errors.ts'
 import type { KubeObject } from '../../src/kube/objects.ts'
 import { startWebhookServer } from '../../src/webhook/server.ts'
-import { adminClient, eventually, freshNamespace, issueServingCert } from './helpers/cluster.ts'
+import { runRender } from '../../src/cli/render.ts'
+import { parseYamlStream } from '../../src/render/yaml.ts'
+import { adminClient, clusterInfo, eventually, freshNamespace, issueServingCert } from './helpers/cluster.ts'
 import { helmTool, REPO_PASSWORD, REPO_USER, startChartServer, startRegistry, writeChart } from './helpers/helm-repos.ts'
 import { userKubeconfig } from './helpers/identity.ts'
 import {
@@ -48,6 +50,8 @@ data:
   color: {{ .Values.color }}
   release: {{ .Release.Name }}
   namespace: {{ .Release.Namespace }}
+  kube: {{ .Capabilities.KubeVersion.Version }}
+  servesInstances: {{ .Capabilities.APIVersions.Has "templates.v2.stakater.com/v2alpha1/TemplateInstance" | quote }}
 `
 const SVC = `apiVersion: v1
 kind: Service
@@ -266,6 +270,20 @@ t.test('strict: a chart from the OCI registry is applied stamped, an edit is den
   t.ok(denied instanceof KubeApiError, 'the edit is refused')
   t.match((denied as KubeApiError).apiMessage, new RegExp(`denied the request: .*TemplateInstance ${s.team}/web`))
   t.equal((await getCm(s.team, 'web-cfg'))?.data?.['color'], 'green')
+
+  // template-sync render of the live instance: the auth Secret and .Capabilities from the cluster.
+  let out = ''
+  let err = ''
+  const io = { stdout: { write: (x: string) => (out += x) }, stderr: { write: (x: string) => (err += x) } }
+  t.equal(await runRender([`${s.team}/web`, '--kubeconfig', clusterInfo().kubeconfig, '--plain-http'], {}, io), 0, err)
+  const docs = parseYamlStream(out).map((d) => d.value as KubeObject)
+  t.strictSame(
+    docs.map((d) => `${d.kind} ${d.metadata.name}`),
+    ['ConfigMap web-cfg', 'ConfigMap web-extra', 'Service web'],
+  )
+  t.strictSame(docs[0]?.['data'], { color: 'green', release: 'web', namespace: s.team, kube: 'v1.37.2', servesInstances: 'true' })
+  t.equal(docs[0]?.metadata.labels?.[LABEL_INSTANCE_UID], inst.metadata?.uid)
+  t.notMatch(err, /Capabilities are Helm's defaults/, "the cluster's capabilities")
 })
 
 t.test('revert over an HTTP repository: drift is corrected; a version bump adds and prunes objects and is fetched once', async (t) => {
