@@ -2,21 +2,22 @@
 // up: the CRDs, the reconciler's ServiceAccount (cluster-admin on this local
 // cluster only) and a token kubeconfig for it, a serving certificate for the
 // webhook, the two processes under a Supervisor, and the chart's own
-// ValidatingWebhookConfiguration pointed at the local webhook. The control
+// ValidatingWebhookConfiguration (rendered from charts/template-sync by our
+// Helm engine, no helm binary) pointed at the local webhook. The control
 // plane itself is the caller's (local.ts starts one; the outage test brings
 // the test cluster's).
 
-import { spawnSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { loadAll } from 'js-yaml'
 import { crdManifests } from '../api/crds.ts'
 import { GROUP, VERSION } from '../api/names.ts'
 import { CONTENT_APPLY, type KubeClient } from '../kube/client.ts'
 import { KubeApiError } from '../kube/errors.ts'
 import { RestMapper, resourcePath } from '../kube/discovery.ts'
 import { freePort } from '../local/controlplane.ts'
+import { loadChartDirectory } from '../helm/chart/load.ts'
+import { DEFAULT_API_VERSIONS, type HelmRenderInput, renderChart } from '../helm/render/index.ts'
 import type { Supervisor } from './supervisor.ts'
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)))
@@ -48,8 +49,6 @@ export interface SystemOptions {
   readonly supervisor: Supervisor
   /** Logs, certificates and kubeconfigs go here. */
   readonly stateDir: string
-  /** The helm binary that renders the chart's webhook configuration. */
-  readonly helm: string
   readonly signal?: AbortSignal
 }
 
@@ -122,31 +121,32 @@ async function waitHealthy(port: number, what: string, signal?: AbortSignal): Pr
   )
 }
 
+export const LOCAL_CHART_DIR = join(REPO_ROOT, 'charts/template-sync')
+export const LOCAL_CHART_RELEASE = 'template-sync'
+/** The control plane's version (src/local/controlplane.ts), as .Capabilities.KubeVersion. */
+export const LOCAL_KUBE_VERSION = 'v1.37.2'
+const WEBHOOK_CONFIGURATION_TEMPLATE = `${LOCAL_CHART_RELEASE}/templates/webhook-configuration.yaml`
+
+/**
+ * What `local` renders the project's own chart with: `helm template
+ * template-sync charts/template-sync -n template-sync --kube-version 1.37.2
+ * --set webhook.url=URL --set webhook.caBundle=BASE64`, with our engine.
+ */
+export async function localChartInput(url: string, caPem: string): Promise<HelmRenderInput> {
+  return {
+    chart: await loadChartDirectory(LOCAL_CHART_DIR, { helm: 'v3' }),
+    helm: 'v3',
+    releaseName: LOCAL_CHART_RELEASE,
+    namespace: SYSTEM_NAMESPACE,
+    values: { webhook: { url, caBundle: Buffer.from(caPem).toString('base64') } },
+    capabilities: { kubeVersion: LOCAL_KUBE_VERSION, apiVersions: DEFAULT_API_VERSIONS },
+  }
+}
+
 /** The chart's ValidatingWebhookConfiguration, pointed at a local URL and CA. */
-function renderWebhookConfiguration(helm: string, stateDir: string, url: string, caPem: string): Manifest[] {
-  const helmHome = join(stateDir, 'helm')
-  const rendered = spawnSync(
-    helm,
-    [
-      'template',
-      'template-sync',
-      join(REPO_ROOT, 'charts/template-sync'),
-      '--namespace',
-      SYSTEM_NAMESPACE,
-      '--kube-version',
-      '1.37.2',
-      '--show-only',
-      'templates/webhook-configuration.yaml',
-      '--set',
-      `webhook.url=${url}`,
-      '--set',
-      `webhook.caBundle=${Buffer.from(caPem).toString('base64')}`,
-    ],
-    { encoding: 'utf8', env: { ...process.env, HELM_CACHE_HOME: helmHome, HELM_CONFIG_HOME: helmHome, HELM_DATA_HOME: helmHome } },
-  )
-  if (rendered.error !== undefined) throw new Error(`cannot run ${helm}: ${rendered.error.message}`, { cause: rendered.error })
-  if (rendered.status !== 0) throw new Error(`helm template of the webhook configuration failed: ${rendered.stderr}`)
-  return loadAll(rendered.stdout).filter((d): d is Manifest => typeof d === 'object' && d !== null)
+async function renderWebhookConfiguration(url: string, caPem: string): Promise<Manifest[]> {
+  const { objects } = renderChart(await localChartInput(url, caPem))
+  return objects.filter((o) => o.template === WEBHOOK_CONFIGURATION_TEMPLATE).map((o) => o.object as unknown as Manifest)
 }
 
 async function reconcilerKubeconfig(client: KubeClient, mapper: RestMapper, cluster: LocalCluster, path: string): Promise<void> {
@@ -240,7 +240,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   await waitHealthy(webhookHealthPort, 'webhook', signal)
   await waitHealthy(reconcilerHealthPort, 'reconciler', signal)
 
-  const webhookConfigs = renderWebhookConfiguration(opts.helm, stateDir, `https://127.0.0.1:${webhookPort}/validate`, cluster.caPem)
+  const webhookConfigs = await renderWebhookConfiguration(`https://127.0.0.1:${webhookPort}/validate`, cluster.caPem)
   for (const doc of webhookConfigs) await applyManifest(client, mapper, doc)
   return {
     webhookPort,

@@ -84,8 +84,8 @@ class Ending extends Error {
 }
 
 function buildBinaries(out: Out): void {
-  out('building (or reusing) the control-plane binaries and helm ...')
-  const r = spawnSync('bash', [join(REPO_ROOT, 'test/cluster/build.sh'), 'etcd', 'kube-apiserver', 'kube-controller-manager', 'helm'], {
+  out('building (or reusing) the control-plane binaries ...')
+  const r = spawnSync('bash', [join(REPO_ROOT, 'test/cluster/build.sh'), 'etcd', 'kube-apiserver', 'kube-controller-manager'], {
     stdio: ['ignore', 'inherit', 'inherit'],
   })
   // The terminal's Ctrl-C reaches build.sh too, while this process is blocked in spawnSync.
@@ -216,7 +216,7 @@ export async function runLocal(
     const kubeconfig = join(stateDir, 'kubeconfig')
     writeFileSync(kubeconfig, readFileSync(cp.kubeconfigPath), { mode: 0o600 })
     client = KubeClient.fromFile(cp.kubeconfigPath, 'template-sync-local')
-    system = await startSystem({ cluster: cp, client, supervisor, stateDir, helm: join(defaultBinDir(), 'helm'), signal })
+    system = await startSystem({ cluster: cp, client, supervisor, stateDir, signal })
     await applyExamples(client, signal)
     out(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s (control plane ${(cp.startMs / 1000).toFixed(1)} s); logs in ${stateDir}`)
     if (opts.check) {

@@ -14,7 +14,6 @@ import { adminClient, clusterInfo, eventually, freshNamespace, issueServingCert 
 import { createInstance, createTemplate, waitForCondition } from './helpers/operator.ts'
 import { startSystem, type LocalCluster, type RunningSystem } from '../../src/cli/local-system.ts'
 import { Supervisor } from '../../src/cli/supervisor.ts'
-import { defaultBinDir } from '../../src/local/controlplane.ts'
 import { CONTENT_MERGE } from '../../src/kube/client.ts'
 import type { KubeObject } from '../../src/kube/objects.ts'
 
@@ -36,7 +35,7 @@ const cluster: LocalCluster = {
 }
 let system: RunningSystem | undefined
 t.before(async () => {
-  system = await startSystem({ cluster, client, supervisor, stateDir, helm: join(defaultBinDir(), 'helm') })
+  system = await startSystem({ cluster, client, supervisor, stateDir })
 })
 t.teardown(async () => {
   await system?.removeWebhookConfiguration()
