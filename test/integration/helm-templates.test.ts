@@ -228,8 +228,8 @@ t.test('strict: a chart from the OCI registry is applied stamped, an edit is den
   const cm = await getCm(s.team, 'web-cfg')
   t.strictSame(
     cm?.data,
-    { color: 'green', release: 'web', namespace: s.team },
-    'valuesTemplate over the chart values, release name = instance name',
+    { color: 'green', release: 'web', namespace: s.team, kube: 'v1.37.2', servesInstances: 'true' },
+    "valuesTemplate over the chart values, release name = instance name, the cluster's version and served kinds in .Capabilities",
   )
   t.equal(cm?.metadata.labels?.[LABEL_INSTANCE_UID], inst.metadata?.uid)
   t.equal(cm?.metadata.labels?.[LABEL_SYNC_MODE], 'strict')

@@ -507,6 +507,10 @@ t.test('default additionalRules let the reconciler read ConfigMap and Secret par
   )
   await expectAll(t, client, [
     { what: 'list secrets', method: 'GET', path: '/api/v1/secrets', want: 'allowed' },
+    // spec.helm: the auth Secret in the Template's namespace, and discovery for .Capabilities.
+    { what: 'get a Secret in another namespace', method: 'GET', path: '/api/v1/namespaces/default/secrets/repo-auth', want: 'allowed' },
+    { what: 'read /version', method: 'GET', path: '/version', want: 'allowed' },
+    { what: 'read API discovery', method: 'GET', path: '/apis/apps/v1', want: 'allowed' },
     { what: 'watch configmaps', method: 'GET', path: '/api/v1/configmaps', init: watch, want: 'allowed' },
     {
       what: 'update secrets',

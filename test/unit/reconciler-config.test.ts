@@ -32,3 +32,12 @@ t.test('a bad value names the flag and the value', async (t) => {
     )
   }
 })
+
+t.test('plain-HTTP chart registries: none by default, a comma-separated list from the flag or the environment', async (t) => {
+  t.strictSame(parseReconcilerConfig([], {}).helmPlainHttpRegistries, [])
+  t.strictSame(parseReconcilerConfig(['--helm-plain-http-registries', 'reg.local:5000, 127.0.0.1:5001,'], {}).helmPlainHttpRegistries, [
+    'reg.local:5000',
+    '127.0.0.1:5001',
+  ])
+  t.strictSame(parseReconcilerConfig([], { TEMPLATE_SYNC_HELM_PLAIN_HTTP_REGISTRIES: 'r:1' }).helmPlainHttpRegistries, ['r:1'])
+})

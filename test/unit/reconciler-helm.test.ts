@@ -18,6 +18,7 @@ import {
 import type { ChartFetcher } from '../../src/helm/source/fetcher.ts'
 import {
   checkHelmSource,
+  createHelmSupport,
   dryRunHelm,
   fetchTemplateChart,
   type HelmSupport,
@@ -27,6 +28,7 @@ import {
   ValuesTemplateCache,
 } from '../../src/reconciler/helm.ts'
 import type { DryRunCheck } from '../../src/controller/pipeline.ts'
+import type { KubeClient } from '../../src/kube/client.ts'
 
 const repository = { url: 'https://charts.example.com/stable', name: 'web', version: '1.2.0' }
 const ref = repository
@@ -275,4 +277,11 @@ t.test('the dry run: literal defaults, skipped without them, a schema violation 
   t.match(bad, { ok: false, condition: 'Valid', reason: 'ValidationFailed', message: /values don't meet the specifications/ })
   const failing = await dryRunHelm(helm, new ValuesTemplateCache(), template({ valuesTemplate: '{{ fail "nope" }}' }), new Map())
   t.match(failing, { ok: false, condition: 'DryRunRendered', reason: 'RenderFailed', message: /nope/ })
+})
+
+t.test('createHelmSupport retries an unavailable chart every 60 s unless told otherwise', async (t) => {
+  const client = {} as KubeClient
+  const renderer = { render: async () => ({ objects: [], skipped: [] }), close: async () => {} }
+  t.equal(createHelmSupport({ client, renderer }).retryMs, 60_000)
+  t.equal(createHelmSupport({ client, renderer, retryMs: 1000 }).retryMs, 1000)
 })
