@@ -51,6 +51,11 @@ export type WorkerError =
   | { readonly helm: true; readonly code: HelmRenderCode; readonly message: string; readonly template?: string; readonly line?: number }
   | { readonly helm: false; readonly message: string }
 
+/** What a worker posts once its modules are loaded, before any reply. */
+export interface WorkerReady {
+  readonly ready: true
+}
+
 /** What a worker answers. */
 export interface RenderReply {
   readonly id: number
@@ -64,8 +69,10 @@ export interface RenderPoolOptions {
   readonly graceMs?: number
   /** Old-generation heap of each worker. Default 512 MiB. */
   readonly maxHeapMb?: number
-  /** The worker module; tests substitute one. */
+  /** The worker module; tests substitute one. It posts WorkerReady once loaded. */
   readonly workerUrl?: URL
+  /** How long a new worker may take to load. Default 60 s. */
+  readonly startupMs?: number
 }
 
 // Sources run as .ts in a checkout and as compiled .js from dist/.
@@ -84,6 +91,8 @@ interface Slot {
   timer: NodeJS.Timeout | undefined
   /** chartIds the worker holds, in its LRU order. */
   readonly charts: Map<number, true>
+  /** The worker has loaded; until then a job waits (loading does not count against its time limit). */
+  ready: boolean
 }
 
 function fromWorker(e: WorkerError): Error {
@@ -99,6 +108,7 @@ export function createRenderPool(opts: RenderPoolOptions = {}): ChartRenderer {
   const graceMs = opts.graceMs ?? 2000
   const maxHeapMb = opts.maxHeapMb ?? 512
   const workerUrl = opts.workerUrl ?? DEFAULT_WORKER
+  const startupMs = opts.startupMs ?? 60_000
   const slots: Slot[] = []
   const queue: Job[] = []
   let nextId = 1
@@ -137,8 +147,13 @@ export function createRenderPool(opts: RenderPoolOptions = {}): ChartRenderer {
   const spawn = (): Slot => {
     const worker = new Worker(workerUrl, { resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } })
     worker.unref()
-    const slot: Slot = { worker, job: undefined, timer: undefined, charts: new Map() }
-    worker.on('message', (reply: RenderReply) => {
+    const slot: Slot = { worker, job: undefined, timer: undefined, charts: new Map(), ready: false }
+    worker.on('message', (reply: RenderReply | WorkerReady) => {
+      if ('ready' in reply) {
+        slot.ready = true
+        if (slot.job !== undefined) send(slot, slot.job)
+        return
+      }
       if (slot.job?.id !== reply.id) return
       const job = settle(slot)
       if (reply.outcome.ok) job?.resolve(reply.outcome.result)
@@ -158,22 +173,32 @@ export function createRenderPool(opts: RenderPoolOptions = {}): ChartRenderer {
     return slot
   }
 
-  const start = (slot: Slot, job: Job): void => {
-    slot.job = job
-    slot.worker.ref()
-    const timeMs = job.input.limits?.timeMs ?? DEFAULT_RENDER_LIMITS.timeMs
-    slot.timer = setTimeout(() => {
-      drop(
-        slot,
-        new HelmRenderError('Limit', `the chart did not render within ${timeMs / 1000} s (its templates may loop); the render was stopped`),
-      )
-    }, timeMs + graceMs)
+  const arm = (slot: Slot, ms: number, why: () => Error): void => {
+    if (slot.timer !== undefined) clearTimeout(slot.timer)
+    slot.timer = setTimeout(() => drop(slot, why()), ms)
     slot.timer.unref()
+  }
+
+  const send = (slot: Slot, job: Job): void => {
+    const timeMs = job.input.limits?.timeMs ?? DEFAULT_RENDER_LIMITS.timeMs
+    arm(
+      slot,
+      timeMs + graceMs,
+      () =>
+        new HelmRenderError('Limit', `the chart did not render within ${timeMs / 1000} s (its templates may loop); the render was stopped`),
+    )
     const { chart, ...rest } = job.input
     const chartId = idOf(chart)
     const known = slot.charts.has(chartId)
     touchLru(slot.charts, chartId, true)
     slot.worker.postMessage({ id: job.id, chartId, input: rest, ...(known ? {} : { chart }) } satisfies RenderRequest)
+  }
+
+  const start = (slot: Slot, job: Job): void => {
+    slot.job = job
+    slot.worker.ref()
+    if (slot.ready) send(slot, job)
+    else arm(slot, startupMs, () => new Error(`the chart render worker did not start within ${startupMs / 1000} s`))
   }
 
   function pump(): void {

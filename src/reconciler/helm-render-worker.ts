@@ -5,7 +5,7 @@
 import { parentPort } from 'node:worker_threads'
 import type { Chart, ChartFile, Subchart } from '../helm/chart/types.ts'
 import { HelmRenderError, type HelmRenderInput, renderChart } from '../helm/render/index.ts'
-import { type RenderReply, type RenderRequest, touchLru } from './helm-render-pool.ts'
+import { type RenderReply, type RenderRequest, touchLru, type WorkerReady } from './helm-render-pool.ts'
 
 // Structured cloning turns each Buffer into a plain Uint8Array; the engine reads files as Buffers.
 const buf = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength)
@@ -57,3 +57,4 @@ port.on('message', (req: RenderRequest) => {
   touchLru(charts, req.chartId, chart)
   port.postMessage({ id: req.id, outcome: run({ ...req.input, chart }) } satisfies RenderReply)
 })
+port.postMessage({ ready: true } satisfies WorkerReady)

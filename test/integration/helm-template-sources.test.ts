@@ -112,9 +112,9 @@ t.test('an unreachable repository is SourceAccessible=False, retried, and recove
   )
 
   await server.start()
-  const up = await waitForTemplateCondition(admin, s.platform, 'app', 'SourceAccessible', 'True', 'RepositoryReachable', 15_000)
+  const up = await waitForTemplateCondition(admin, s.platform, 'app', 'SourceAccessible', 'True', 'RepositoryReachable', 30_000)
   t.equal(up.status?.phase, 'Valid')
-  await waitForCondition(admin, s.team, 'web', 'Ready', 'True', undefined, 15_000)
+  await waitForCondition(admin, s.team, 'web', 'Ready', 'True', undefined, 30_000)
   t.ok(await admin.getOrUndefined(`/api/v1/namespaces/${s.team}/configmaps/web-cfg`), 'the chart is applied once the repository answers')
 })
 
@@ -142,8 +142,8 @@ t.test('a wrong credential is reported without the credential, and a corrected S
     body: { stringData: { password: REPO_PASSWORD } },
     contentType: CONTENT_MERGE,
   })
-  await waitForTemplateCondition(admin, s.platform, 'app', 'SourceAccessible', 'True', 'RepositoryReachable', 15_000)
-  await waitForCondition(admin, s.team, 'web', 'Ready', 'True', undefined, 15_000)
+  await waitForTemplateCondition(admin, s.platform, 'app', 'SourceAccessible', 'True', 'RepositoryReachable', 30_000)
+  await waitForCondition(admin, s.team, 'web', 'Ready', 'True', undefined, 30_000)
 })
 
 // ---- hostile charts ------------------------------------------------------------

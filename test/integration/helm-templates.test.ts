@@ -307,7 +307,11 @@ t.test('revert over an HTTP repository: drift is corrected; a version bump adds 
     running.events.some((e) => e.reason === 'Pruned' && e.message.includes('web-extra')),
     'a Pruned event',
   )
-  const done = await waitForCondition(admin, s.team, 'web', 'Ready', 'True')
+  // The status of the pass that pruned is written after the prune.
+  const done = await eventually('status without the pruned object', async () => {
+    const i = await waitForCondition(admin, s.team, 'web', 'Ready', 'True')
+    return i.status?.renderedResources?.some((r) => r.name === 'web-new') ? i : undefined
+  })
   t.notOk(done.status?.renderedResources?.some((r) => r.name === 'web-extra'))
   const fetches = repo.requests.slice(before).filter((p) => p.endsWith('.tgz'))
   t.strictSame(fetches, ['/charts/app-1.1.0.tgz'], 'the new version is downloaded once, by the Template and its instance together')

@@ -39,9 +39,10 @@ const input = (extra: Partial<HelmRenderInput> = {}): HelmRenderInput => ({
 })
 
 const dir = mkdtempSync(join(tmpdir(), 'ts-helm-pool-'))
+/** A stand-in worker module; it says it is ready once loaded, as the real one does. */
 function workerFile(name: string, body: string): URL {
   const p = join(dir, name)
-  writeFileSync(p, body)
+  writeFileSync(p, `${body}parentPort.postMessage({ ready: true })\n`)
   return pathToFileURL(p)
 }
 
@@ -143,6 +144,25 @@ t.test('the real worker renders a chart it holds by id the same as one sent to i
   const second = await pool.render(input({ values: { color: 'red' } }))
   t.strictSame(second, first)
   t.match(second.objects[0]?.object, { data: { color: 'red', file: 'from a file' } })
+})
+
+t.test('loading a worker does not count against the render time limit; a worker that never loads fails the render', async (t) => {
+  const slowStart = workerFile(
+    'slow-start.mjs',
+    "import { parentPort } from 'node:worker_threads'\nawait new Promise((r) => setTimeout(r, 1500))\nparentPort.on('message', (m) => parentPort.postMessage({ id: m.id, outcome: { ok: true, result: { objects: [], skipped: [] } } }))\n",
+  )
+  const pool = createRenderPool({ size: 1, graceMs: 100, workerUrl: slowStart })
+  t.teardown(() => pool.close())
+  t.strictSame(
+    await pool.render(input({ limits: { timeMs: 300 } })),
+    { objects: [], skipped: [] },
+    'a 1.5 s load, then a render within 0.3 s',
+  )
+  const never = join(dir, 'never.mjs')
+  writeFileSync(never, 'await new Promise(() => setInterval(() => {}, 1000))\n')
+  const stuck = createRenderPool({ size: 1, startupMs: 500, workerUrl: pathToFileURL(never) })
+  t.teardown(() => stuck.close())
+  await t.rejects(stuck.render(input()), /the chart render worker did not start within 0\.5 s/)
 })
 
 t.test('after close, renders are refused', async (t) => {
