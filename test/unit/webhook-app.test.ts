@@ -6,7 +6,7 @@ import { Writable } from 'node:stream'
 import pino from 'pino'
 import { buildWebhookApp } from '../../src/webhook/app.ts'
 import { createWebhookMetrics } from '../../src/webhook/metrics.ts'
-import { addScaleTarget, admissionReview, renderedDeployment, syntheticCaches } from '../../src/webhook/synthetic.ts'
+import { addScaleTarget, admissionReview, renderedDeployment, syntheticCaches } from '../fixtures/webhook-synthetic.ts'
 import type { AdmissionResponse } from '../../src/admission/types.ts'
 import type { KubeObject } from '../../src/api/meta.ts'
 

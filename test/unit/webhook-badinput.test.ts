@@ -13,7 +13,7 @@ import { buildWebhookApp, DEFAULT_BODY_LIMIT } from '../../src/webhook/app.ts'
 import { MAX_JSON_VALUES } from '../../src/webhook/json-body.ts'
 import { MemoryBudget } from '../../src/webhook/memory-budget.ts'
 import { createWebhookMetrics } from '../../src/webhook/metrics.ts'
-import { admissionReview, renderedDeployment, syntheticCaches } from '../../src/webhook/synthetic.ts'
+import { admissionReview, renderedDeployment, syntheticCaches } from '../fixtures/webhook-synthetic.ts'
 
 type TT = Parameters<Parameters<typeof t.test>[0]>[0]
 

@@ -11,7 +11,7 @@ import {
   MAX_JSON_VALUES,
   parseJsonBody,
 } from '../../src/webhook/json-body.ts'
-import { admissionReview, renderedDeployment } from '../../src/webhook/synthetic.ts'
+import { admissionReview, renderedDeployment } from '../fixtures/webhook-synthetic.ts'
 import { parseWatchLine } from '../../src/webhook/watch-line.ts'
 
 const owner = { namespace: 'team-a', instance: 'web', uid: 'u-1' }

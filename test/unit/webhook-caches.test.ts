@@ -8,7 +8,7 @@ import { IgnoreCache } from '../../src/webhook/ignore-cache.ts'
 import { createLookups, scaleTargetKey } from '../../src/webhook/lookups.ts'
 import { BodyError, MAX_JSON_DEPTH, nestsDeeperThan, parseJsonBody } from '../../src/webhook/json-body.ts'
 import { createWebhookMetrics, observeCaches } from '../../src/webhook/metrics.ts'
-import { fullInstance, fullTemplate, MapStore } from '../../src/webhook/synthetic.ts'
+import { fullInstance, fullTemplate, MapStore } from '../fixtures/webhook-synthetic.ts'
 import { FieldPathError } from '../../src/fieldpath/errors.ts'
 import type { Template } from '../../src/api/template.ts'
 

@@ -14,7 +14,7 @@ import { CertWatcher } from '../../src/webhook/cert-watcher.ts'
 import { KeyPairError, loadKeyPair, type KeyPair, type KeyPairFiles } from '../../src/webhook/keypair.ts'
 import { buildWebhookApp } from '../../src/webhook/app.ts'
 import { createWebhookMetrics } from '../../src/webhook/metrics.ts'
-import { syntheticCaches } from '../../src/webhook/synthetic.ts'
+import { syntheticCaches } from '../fixtures/webhook-synthetic.ts'
 
 const work = mkdtempSync(join(tmpdir(), 'ts-wh-certs-'))
 t.teardown(() => rmSync(work, { recursive: true, force: true }))
