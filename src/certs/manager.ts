@@ -27,9 +27,7 @@ import {
   type PlanStep,
   type StoredCerts,
 } from './plan.ts'
-
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
-export type LogFn = (level: LogLevel, msg: string, fields?: Readonly<Record<string, unknown>>) => void
+import type { LogFn } from '../telemetry/log.ts'
 
 export interface CertManagerOptions {
   readonly client: Pick<KubeClient, 'request'>

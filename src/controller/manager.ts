@@ -13,7 +13,8 @@ import { ObjectClient } from '../kube/objects.ts'
 import { Reflector, type KubeObjectLike } from '../kube/reflector.ts'
 import { WorkQueue } from './queue.ts'
 import { runWorkers } from './workers.ts'
-import { Registry } from './metrics.ts'
+import { logTo } from '../telemetry/log.ts'
+import { MetricsRegistry } from '../telemetry/metrics.ts'
 import { WatchRegistry } from './registry.ts'
 import { InstanceReconciler, type EventSink, type InstanceReconcilerOptions } from './instance.ts'
 import { TemplateReconciler } from './template.ts'
@@ -27,7 +28,7 @@ export interface ManagerOptions {
   validator: TemplateValidator
   events: EventSink
   log: Logger
-  registry?: Registry
+  registry?: MetricsRegistry
   workers?: number
   instanceOptions?: Partial<InstanceReconcilerOptions>
   /** Bounded periodic resync of every instance (safety net, not the mechanism). */
@@ -84,7 +85,7 @@ export class Manager {
   readonly orphanQueue: WorkQueue<string>
   readonly instanceReconciler: InstanceReconciler
   readonly templateReconciler: TemplateReconciler
-  readonly registry: Registry
+  readonly registry: MetricsRegistry
   private readonly opts: ManagerOptions
   private readonly uidToKey = new Map<string, string>()
   private readonly stop = new AbortController()
@@ -95,7 +96,7 @@ export class Manager {
     this.opts = opts
     const { client, log } = opts
     const now = opts.now ?? (() => new Date())
-    this.registry = opts.registry ?? new Registry()
+    this.registry = opts.registry ?? new MetricsRegistry()
     const mapper = new RestMapper(client)
     const objects = new ObjectClient(client, mapper)
     const onRecover = (what: string, detail: string): void => log.warn({ recovery: what }, detail)
@@ -320,8 +321,7 @@ export class Manager {
       for (const [idx, k] of keys.entries()) this.instanceQueue.addAfter(k, Math.floor((idx / Math.max(1, keys.length)) * resync * 0.5))
     }, resync)
     this.resyncTimer.unref()
-    const log = (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Readonly<Record<string, unknown>>): void =>
-      this.opts.log[level]({ ...(fields ?? {}) }, msg)
+    const log = logTo(this.opts.log)
     const n = this.opts.workers ?? 4
     this.running = Promise.all([
       runWorkers(

@@ -14,7 +14,16 @@
 // restart resyncs every key, so abandoning queued keys loses nothing, while
 // handing out more work after leadership was lost would.
 
-import { Registry, DEFAULT_BUCKETS, type Gauge, type Counter, type Histogram, type HistogramSnapshot } from './metrics.ts'
+import {
+  type Counter,
+  DEFAULT_BUCKETS,
+  type Gauge,
+  type Histogram,
+  type HistogramSnapshot,
+  readHistogram,
+  MetricsRegistry,
+  readValue,
+} from '../telemetry/metrics.ts'
 
 /** Time and timers, injectable so tests can drive the queue deterministically. */
 export interface QueueClock {
@@ -50,7 +59,7 @@ export interface WorkQueueOptions {
   readonly backoff?: Partial<BackoffOptions>
   readonly bucket?: Partial<BucketOptions>
   /** Registry to expose the queue's metrics in; a private one is used when absent. */
-  readonly registry?: Registry
+  readonly registry?: MetricsRegistry
 }
 
 export const defaultBackoff: BackoffOptions = Object.freeze({ baseMs: 50, maxMs: 60_000 })
@@ -202,17 +211,17 @@ const toMs = (s: HistogramSnapshot): DurationSummary => ({
 })
 
 interface QueueInstruments {
-  readonly depth: Gauge
-  readonly adds: Counter
-  readonly retries: Counter
-  readonly latency: Histogram
-  readonly work: Histogram
-  readonly longest: Gauge
-  readonly unfinished: Gauge
+  readonly depth: Gauge<'name'>
+  readonly adds: Counter<'name'>
+  readonly retries: Counter<'name'>
+  readonly latency: Histogram<'name'>
+  readonly work: Histogram<'name'>
+  readonly longest: Gauge<'name'>
+  readonly unfinished: Gauge<'name'>
 }
 
-function instruments(reg: Registry): QueueInstruments {
-  const labelNames = ['name']
+function instruments(reg: MetricsRegistry): QueueInstruments {
+  const labelNames = ['name'] as const
   return {
     depth: reg.gauge({ name: 'workqueue_depth', help: 'Keys waiting in the work queue.', labelNames }),
     adds: reg.counter({ name: 'workqueue_adds_total', help: 'Adds that queued a key (de-duplicated adds are not counted).', labelNames }),
@@ -275,10 +284,10 @@ export class WorkQueue<K extends string> {
     this.clock = opts.clock ?? systemQueueClock
     this.backoff = new KeyBackoff<K>({ ...defaultBackoff, ...opts.backoff })
     this.bucket = new TokenBucket({ ...defaultBucket, ...opts.bucket }, this.clock.now())
-    const reg = opts.registry ?? new Registry()
+    const reg = opts.registry ?? new MetricsRegistry()
     this.m = instruments(reg)
     this.labels = { name: this.name }
-    this.m.depth.set(0, this.labels)
+    this.m.depth.set(this.labels, 0)
     this.unregisterCollector = reg.onCollect(() => this.updateInFlightGauges())
   }
 
@@ -287,7 +296,7 @@ export class WorkQueue<K extends string> {
     if (this.shuttingDown || this.dirty.has(key)) return
     this.dirty.set(key, this.clock.now())
     this.m.adds.inc(this.labels)
-    this.m.depth.set(this.dirty.size, this.labels)
+    this.m.depth.set(this.labels, this.dirty.size)
     // An in-flight key is queued again by done(); queuing it now would let a
     // second worker take it concurrently.
     if (this.processing.has(key)) return
@@ -346,7 +355,7 @@ export class WorkQueue<K extends string> {
     const started = this.processing.get(key)
     if (started === undefined) return
     this.processing.delete(key)
-    this.m.work.observe(Math.max(0, this.clock.now() - started) / 1000, this.labels)
+    this.m.work.observe(this.labels, Math.max(0, this.clock.now() - started) / 1000)
     if (this.dirty.has(key) && !this.shuttingDown) {
       this.fifo.push(key)
       this.handOut()
@@ -380,7 +389,7 @@ export class WorkQueue<K extends string> {
     this.fifo = []
     this.head = 0
     this.dirty.clear()
-    this.m.depth.set(0, this.labels)
+    this.m.depth.set(this.labels, 0)
     for (const w of this.getWaiters.splice(0)) w(undefined)
     if (this.processing.size === 0) for (const w of this.drainWaiters.splice(0)) w()
   }
@@ -399,16 +408,23 @@ export class WorkQueue<K extends string> {
     for (const m of Object.values(this.m)) m.remove(this.labels)
   }
 
-  metrics(): QueueMetrics {
+  async metrics(): Promise<QueueMetrics> {
     const { longestMs, unfinishedMs } = this.updateInFlightGauges()
+    const depth = this.dirty.size
+    const [adds, retries, latency, work] = await Promise.all([
+      readValue(this.m.adds, this.labels),
+      readValue(this.m.retries, this.labels),
+      readHistogram(this.m.latency, this.labels),
+      readHistogram(this.m.work, this.labels),
+    ])
     return {
-      depth: this.dirty.size,
-      adds: this.m.adds.get(this.labels),
-      retries: this.m.retries.get(this.labels),
+      depth,
+      adds,
+      retries,
       longestRunningMs: longestMs,
       unfinishedWorkMs: unfinishedMs,
-      latencyMs: toMs(this.m.latency.snapshot(this.labels)),
-      workDurationMs: toMs(this.m.work.snapshot(this.labels)),
+      latencyMs: toMs(latency),
+      workDurationMs: toMs(work),
     }
   }
 
@@ -421,8 +437,8 @@ export class WorkQueue<K extends string> {
       longestMs = Math.max(longestMs, age)
       unfinishedMs += age
     }
-    this.m.longest.set(longestMs / 1000, this.labels)
-    this.m.unfinished.set(unfinishedMs / 1000, this.labels)
+    this.m.longest.set(this.labels, longestMs / 1000)
+    this.m.unfinished.set(this.labels, unfinishedMs / 1000)
     return { longestMs, unfinishedMs }
   }
 
@@ -439,8 +455,8 @@ export class WorkQueue<K extends string> {
     const addedAt = this.dirty.get(key) ?? now
     this.dirty.delete(key)
     this.processing.set(key, now)
-    this.m.depth.set(this.dirty.size, this.labels)
-    this.m.latency.observe(Math.max(0, now - addedAt) / 1000, this.labels)
+    this.m.depth.set(this.labels, this.dirty.size)
+    this.m.latency.observe(this.labels, Math.max(0, now - addedAt) / 1000)
     return key
   }
 

@@ -4,9 +4,7 @@
 // waiting for another object to become ready).
 
 import type { WorkQueue } from './queue.ts'
-
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
-export type LogFn = (level: LogLevel, msg: string, fields?: Readonly<Record<string, unknown>>) => void
+import { type LogFn, noLog } from '../telemetry/log.ts'
 
 export interface HandlerResult {
   /** Look at the key again after this long, even without a new event. */
@@ -21,8 +19,6 @@ export interface RunWorkersOptions {
   /** Aborting it shuts the queue down; workers finish their current key and return. */
   readonly signal?: AbortSignal
 }
-
-const noLog: LogFn = () => {}
 
 /**
  * Runs n workers (at least 1) until the queue is shut down, then resolves

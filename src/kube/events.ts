@@ -14,9 +14,7 @@ import { randomBytes } from 'node:crypto'
 import type { KubeClient } from './client.ts'
 import { CONTENT_MERGE } from './client.ts'
 import { KubeApiError } from './errors.ts'
-
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
-export type LogFn = (level: LogLevel, msg: string, fields?: Readonly<Record<string, unknown>>) => void
+import { type LogFn, noLog } from '../telemetry/log.ts'
 
 export type EventType = 'Normal' | 'Warning'
 
@@ -149,7 +147,7 @@ export class EventRecorder {
     this.instance = opts.reportingInstance.slice(0, INSTANCE_LIMIT)
     this.component = opts.component ?? this.controller
     this.host = opts.host
-    this.log = opts.log ?? (() => {})
+    this.log = opts.log ?? noLog
     this.now = opts.now ?? Date.now
     this.windowMs = opts.aggregationWindowMs ?? defaultEventOptions.aggregationWindowMs
     this.limit = opts.perObjectLimit ?? defaultEventOptions.perObjectLimit

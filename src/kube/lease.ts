@@ -19,9 +19,7 @@ import { hostname } from 'node:os'
 import { randomBytes } from 'node:crypto'
 import type { KubeClient } from './client.ts'
 import { KubeApiError } from './errors.ts'
-
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
-export type LogFn = (level: LogLevel, msg: string, fields?: Readonly<Record<string, unknown>>) => void
+import { type LogFn, type LogLevel, noLog } from '../telemetry/log.ts'
 
 /** Time, injectable so tests can control it. */
 export interface ElectionClock {
@@ -178,7 +176,7 @@ export class LeaderElector {
     this.releaseGraceMs = opts.releaseGraceMs ?? renewDeadlineMs
     this.callbacks = opts.callbacks
     this.clock = opts.clock ?? systemElectionClock
-    this.log = opts.log ?? (() => {})
+    this.log = opts.log ?? noLog
     this.random = opts.random ?? Math.random
   }
 

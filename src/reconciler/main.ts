@@ -9,10 +9,11 @@ import pino, { type Logger } from 'pino'
 import { KubeClient } from '../kube/client.ts'
 import { LeaderElector } from '../kube/lease.ts'
 import { EventRecorder } from '../kube/events.ts'
-import { Registry } from '../controller/metrics.ts'
 import { Manager } from '../controller/manager.ts'
 import { DEFAULT_INSTANCE_OPTIONS, type EventSink, type KubeObjectRef } from '../controller/instance.ts'
-import { buildHealthApp } from '../webhook/health.ts'
+import { buildHealthApp } from '../telemetry/health.ts'
+import { logTo } from '../telemetry/log.ts'
+import { createProcessRegistry } from '../telemetry/metrics.ts'
 import { createRenderPipeline, createTemplateValidator } from './wiring.ts'
 import { createHelmSupport } from './helm.ts'
 
@@ -151,7 +152,7 @@ export async function runReconciler(options: RunReconcilerOptions): Promise<numb
   const client = config.kubeconfig
     ? KubeClient.fromFile(config.kubeconfig, 'template-sync-reconciler')
     : KubeClient.fromDefault('template-sync-reconciler')
-  const registry = new Registry()
+  const registry = createProcessRegistry()
   const requests = registry.counter({
     name: 'template_sync_kube_requests_total',
     help: 'Kubernetes API requests made by the reconciler, by verb (dry-runs and watches apart)',
@@ -168,7 +169,7 @@ export async function runReconciler(options: RunReconcilerOptions): Promise<numb
   const recorder = new EventRecorder({
     client,
     reportingInstance: identity,
-    log: (level, msg, fields) => log[level]({ ...(fields ?? {}) }, msg),
+    log: logTo(log),
   })
   // One chart fetcher (and cache) and one render pool for the life of the process, across leadership terms.
   const helm = createHelmSupport({ client, plainHttpRegistries: config.helmPlainHttpRegistries })
@@ -197,7 +198,7 @@ export async function runReconciler(options: RunReconcilerOptions): Promise<numb
     leaseDurationMs: config.leaseDurationMs,
     renewDeadlineMs: config.renewDeadlineMs,
     retryPeriodMs: config.retryPeriodMs,
-    log: (level, msg, fields) => log[level]({ ...(fields ?? {}) }, msg),
+    log: logTo(log),
     callbacks: {
       onStartedLeading: async (signal) => {
         leading = true

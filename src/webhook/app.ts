@@ -213,7 +213,7 @@ const validateRoute: FastifyPluginAsync<RouteOptions> = async (app, { deps, body
     const elapsedMs = performance.now() - started
     const result = resultOf(decision)
     metrics.decisions.inc({ result, reason: decision.reason, operation: req.operation })
-    metrics.duration.observe(elapsedMs / 1000, { result })
+    metrics.duration.observe({ result }, elapsedMs / 1000)
     const length = Number(request.headers['content-length'])
     if (Number.isFinite(length)) metrics.bodyBytes.observe(length)
     logDecision(request.log, req, decision, elapsedMs)

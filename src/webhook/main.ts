@@ -10,6 +10,7 @@ import { createWebhookLogger } from './logger.ts'
 import { startWebhookServer, type WebhookServer } from './server.ts'
 import { runCertManager, type CertManager } from '../certs/manager.ts'
 import { readClientCa, type ClientAuth } from './client-auth.ts'
+import { logTo } from '../telemetry/log.ts'
 
 export interface RunWebhookOptions {
   /** Arguments after `template-sync webhook`. */
@@ -63,7 +64,7 @@ export async function runWebhook(options: RunWebhookOptions): Promise<number> {
       client,
       ...config.selfManaged,
       certDir: config.certDir,
-      log: (level, msg, fields) => log[level]({ ...(fields ?? {}) }, msg),
+      log: logTo(log),
     })
     try {
       await certs.ready

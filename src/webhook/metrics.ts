@@ -1,8 +1,8 @@
-// The webhook's metric set, registered in the process-wide registry from
-// src/controller/metrics.ts. Built by the composition root and passed down;
+// The webhook's metric set, in the registry of the process
+// (src/telemetry/metrics.ts). Built by the composition root and passed down;
 // nothing here is created at import time.
 
-import { type Counter, type Gauge, type Histogram, Registry } from '../controller/metrics.ts'
+import { type Counter, type Gauge, type Histogram, MetricsRegistry } from '../telemetry/metrics.ts'
 
 /** What a cache exposes to metrics: the Reflector has all of these. */
 export interface ObservedCache {
@@ -13,23 +13,23 @@ export interface ObservedCache {
 }
 
 export interface WebhookMetrics {
-  readonly registry: Registry
+  readonly registry: MetricsRegistry
   /** Admission decisions by result (allow, warn, deny), reason and operation. */
-  readonly decisions: Counter
+  readonly decisions: Counter<'result' | 'reason' | 'operation'>
   /** Envelope check plus decision for one review, by result. */
-  readonly duration: Histogram
+  readonly duration: Histogram<'result'>
   /** Size of judged review bodies: how close real traffic comes to the body limit. */
-  readonly bodyBytes: Histogram
+  readonly bodyBytes: Histogram<never>
   /** Requests answered with an HTTP error instead of a review, by status code and cause. */
-  readonly rejected: Counter
+  readonly rejected: Counter<'code' | 'cause'>
   /** Serving certificate reloads by result (loaded, rejected). */
-  readonly certReloads: Counter
-  readonly certNotAfter: Gauge
-  readonly cacheSynced: Gauge
-  readonly cacheObjects: Gauge
-  readonly reflectorRecoveries: Counter
-  readonly ignoreCompileErrors: Counter
-  readonly ready: Gauge
+  readonly certReloads: Counter<'result'>
+  readonly certNotAfter: Gauge<never>
+  readonly cacheSynced: Gauge<'cache'>
+  readonly cacheObjects: Gauge<'cache'>
+  readonly reflectorRecoveries: Counter<'cache' | 'kind'>
+  readonly ignoreCompileErrors: Counter<never>
+  readonly ready: Gauge<never>
 }
 
 const PREFIX = 'template_sync_webhook'
@@ -40,7 +40,12 @@ const MiB = 1024 * 1024
 const BODY_BUCKETS = [4096, 16384, 65536, 262144, MiB, 4 * MiB, 8 * MiB, 16 * MiB, 24 * MiB, 32 * MiB]
 const DURATION_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1]
 
-export function createWebhookMetrics(registry: Registry = new Registry()): WebhookMetrics {
+/**
+ * The webhook's metrics in registry. The process passes the registry it serves
+ * (createProcessRegistry, with the process and Node.js metrics); tests and the
+ * benchmark may leave it out.
+ */
+export function createWebhookMetrics(registry: MetricsRegistry = new MetricsRegistry()): WebhookMetrics {
   const m: WebhookMetrics = {
     registry,
     decisions: registry.counter({
@@ -90,13 +95,6 @@ export function createWebhookMetrics(registry: Registry = new Registry()): Webho
     }),
     ready: registry.gauge({ name: `${PREFIX}_ready`, help: '1 while the webhook reports ready.' }),
   }
-  const rss = registry.gauge({ name: 'process_resident_memory_bytes', help: 'Resident memory size in bytes.' })
-  const heap = registry.gauge({ name: 'nodejs_heap_used_bytes', help: 'V8 heap in use, in bytes.' })
-  registry.onCollect(() => {
-    const mem = process.memoryUsage()
-    rss.set(mem.rss)
-    heap.set(mem.heapUsed)
-  })
   return m
 }
 
@@ -106,8 +104,8 @@ export function observeCaches(metrics: WebhookMetrics, caches: readonly Observed
   const seen = new Map<string, number>()
   return metrics.registry.onCollect(() => {
     for (const c of caches) {
-      metrics.cacheSynced.set(c.hasSynced() ? 1 : 0, { cache: c.name })
-      metrics.cacheObjects.set(c.size(), { cache: c.name })
+      metrics.cacheSynced.set({ cache: c.name }, c.hasSynced() ? 1 : 0)
+      metrics.cacheObjects.set({ cache: c.name }, c.size())
       for (const [kind, total] of Object.entries(c.recoveries)) {
         const key = `${c.name}\u0000${kind}`
         const delta = total - (seen.get(key) ?? 0)

@@ -11,12 +11,13 @@ import type { KubeClient } from '../kube/client.ts'
 import { buildWebhookApp, DEFAULT_BODY_LIMIT, SMALL_BODY_BYTES } from './app.ts'
 import { WebhookCaches, type ScaleTargetResource, type WebhookCachesOptions } from './caches.ts'
 import { CertWatcher } from './cert-watcher.ts'
-import { buildHealthApp, type Readiness } from './health.ts'
 import { loadKeyPair, type KeyPair, type KeyPairFiles } from './keypair.ts'
 import type { ClientAuth } from './client-auth.ts'
 import { MemoryBudget } from './memory-budget.ts'
 import { createWebhookMetrics, observeCaches, type WebhookMetrics } from './metrics.ts'
 import { parseAllowance, sizeFor } from './sizing.ts'
+import { buildHealthApp, type Readiness } from '../telemetry/health.ts'
+import { createProcessRegistry } from '../telemetry/metrics.ts'
 
 export interface WebhookServerOptions {
   readonly client: KubeClient
@@ -31,7 +32,7 @@ export interface WebhookServerOptions {
   readonly port?: number
   readonly healthHost?: string
   readonly healthPort?: number
-  /** Reuse a registry shared with other components; a private one otherwise. */
+  /** The webhook's metrics, in a registry shared with other components; otherwise in a new registry with the process metrics. */
   readonly metrics?: WebhookMetrics
   readonly scaleTargets?: readonly ScaleTargetResource[]
   readonly cacheTuning?: WebhookCachesOptions['tuning']
@@ -85,7 +86,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
   const files: KeyPairFiles = { dir: opts.certDir, certFile: opts.certFile ?? 'tls.crt', keyFile: opts.keyFile ?? 'tls.key' }
   // A missing or broken pair at start is fatal: there is no old pair to fall back to.
   const initial: KeyPair = loadKeyPair(files)
-  const metrics = opts.metrics ?? createWebhookMetrics()
+  const metrics = opts.metrics ?? createWebhookMetrics(createProcessRegistry())
   metrics.certNotAfter.set(initial.notAfter.getTime() / 1000)
 
   const caches = new WebhookCaches({

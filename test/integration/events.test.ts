@@ -4,7 +4,8 @@
 
 import t from 'tap'
 import { adminClient, freshNamespace } from './helpers/cluster.ts'
-import { EventRecorder, EVENT_MESSAGE_LIMIT, type InvolvedObject, type LogFn } from '../../src/kube/events.ts'
+import { EventRecorder, EVENT_MESSAGE_LIMIT, type InvolvedObject } from '../../src/kube/events.ts'
+import type { LogFn } from '../../src/telemetry/log.ts'
 
 const client = adminClient()
 t.teardown(() => client.close())

@@ -8,7 +8,8 @@ import { KubeConfig } from '@kubernetes/client-node'
 import { adminClient, freshNamespace, eventually, clusterInfo } from './helpers/cluster.ts'
 import { startProxy } from './helpers/proxy.ts'
 import { KubeClient } from '../../src/kube/client.ts'
-import { LeaderElector, formatMicroTime, type Lease, type LeaderElectorOptions, type LogFn } from '../../src/kube/lease.ts'
+import { LeaderElector, formatMicroTime, type Lease, type LeaderElectorOptions } from '../../src/kube/lease.ts'
+import type { LogFn } from '../../src/telemetry/log.ts'
 
 const client = adminClient()
 t.teardown(() => client.close())

@@ -74,8 +74,8 @@ t.teardown(
 )
 const patch = (): ReturnType<typeof rawRequest> =>
   rawRequest(admin, 'PATCH', `/api/v1/namespaces/${ns}/configmaps/web`, { data: { color: 'red' } })
-const before = decisions(server)
-await waitUntilCalled(patch, () => decisions(server) > before)
+const before = await decisions(server)
+await waitUntilCalled(patch, async () => (await decisions(server)) > before)
 
 interface Outcome {
   readonly answered: boolean
@@ -117,10 +117,10 @@ t.test("the API server's reviews, sent with its client certificate, are judged",
 })
 
 t.test('a client without a certificate is refused at the TLS layer', async (t) => {
-  const judged = decisions(server)
+  const judged = await decisions(server)
   const out = await direct(server.port, {})
   t.equal(out.answered, false, `no HTTP answer (${out.error ?? ''})`)
-  t.equal(decisions(server), judged, 'nothing was judged')
+  t.equal(await decisions(server), judged, 'nothing was judged')
 })
 
 t.test('a certificate from another CA (the cluster CA) is refused at the TLS layer', async (t) => {
@@ -130,10 +130,10 @@ t.test('a certificate from another CA (the cluster CA) is refused at the TLS lay
 })
 
 t.test('a certificate from the right CA with a name outside the list is cut off before HTTP', async (t) => {
-  const judged = decisions(server)
+  const judged = await decisions(server)
   const out = await direct(server.port, clientCert('someone-else', client.caCertPath, client.caKeyPath))
   t.equal(out.answered, false, `no HTTP answer (${out.error ?? ''})`)
-  t.equal(decisions(server), judged, 'nothing was judged')
+  t.equal(await decisions(server), judged, 'nothing was judged')
   const right = await direct(server.port, clientCert(client.name, client.caCertPath, client.caKeyPath))
   t.strictSame(right, { answered: true, status: 200 }, 'the same request with an accepted name is answered')
 })
@@ -162,7 +162,7 @@ t.test("names are checked on the API server's own certificate too", async (t) =>
     /failed calling webhook "client-auth-picky\.template-sync\.test"/,
     'the API server could not get an answer',
   )
-  t.equal(decisions(picky), 0, 'the picky webhook judged nothing')
+  t.equal(await decisions(picky), 0, 'the picky webhook judged nothing')
 })
 
 /** The API server loads webhook configurations asynchronously: retry until the call is made and fails. */

@@ -16,6 +16,7 @@ import { installValidatingWebhook, waitUntilCalled } from './helpers/webhook.ts'
 import { decisionCount, MERGE, rawRequest, startTestWebhook, type RawAnswer } from './helpers/strict.ts'
 import { KubeClient } from '../../src/kube/client.ts'
 import { KubeApiError } from '../../src/kube/errors.ts'
+import { readHistogram, readValue } from '../../src/telemetry/metrics.ts'
 import { crdManifests } from '../../src/api/crds.ts'
 import {
   ANNOTATION_INSTANCE_REF,
@@ -254,7 +255,7 @@ type Raw = RawAnswer
 const raw = (method: string, path: string, body?: unknown, contentType = MERGE): Promise<Raw> =>
   rawRequest(admin, method, path, body, contentType)
 
-const decisions = (): number => decisionCount(server)
+const decisions = (): Promise<number> => decisionCount(server)
 
 // The API server loads webhook configurations asynchronously: wait until ours is called.
 {
@@ -262,10 +263,10 @@ const decisions = (): number => decisionCount(server)
   await createTemplate(ns, 'tpl', 'strict')
   const o = await createInstance(ns, 'inst', 'tpl')
   await renderedConfigMap(o, 'probe')
-  const before = decisions()
+  const before = await decisions()
   await waitUntilCalled(
     () => raw('PATCH', `${cmPath(ns, 'probe')}?dryRun=All`, { data: { color: String(Math.random()) } }),
-    () => decisions() > before,
+    async () => (await decisions()) > before,
   )
 }
 
@@ -471,14 +472,14 @@ t.test('a review near the largest object size is judged, not refused as too larg
     },
   })
   await admin.request('POST', deployPath(o.ns), { body: dep(big) })
-  const over16MiB = (): number => {
-    const h = server.metrics.bodyBytes.snapshot()
+  const over16MiB = async (): Promise<number> => {
+    const h = await readHistogram(server.metrics.bodyBytes)
     return h.count - (h.buckets.find((b) => b.le === 16 * 1024 * 1024)?.count ?? 0)
   }
-  const before = over16MiB()
+  const before = await over16MiB()
   const res = await raw('PUT', deployPath(o.ns, 'big'), dep(big.slice(1) + 'z'), 'application/json')
   t.equal(res.status, 200, JSON.stringify(res.body.message ?? '').slice(0, 300))
-  t.equal(over16MiB() - before, 1, 'the API server sent a review of more than 16 MiB for a 1.4 MiB object')
+  t.equal((await over16MiB()) - before, 1, 'the API server sent a review of more than 16 MiB for a 1.4 MiB object')
   const denied = await raw('PATCH', deployPath(o.ns, 'big'), { spec: { replicas: 2 } })
   t.equal(denied.status, 403, 'and a guarded change to the same big object is still denied')
 })
@@ -510,11 +511,11 @@ t.test('the serving certificate rotates without a restart', async (t) => {
 
   // A pair whose key does not match is refused; the one in use stays.
   const third = issueServingCert(['127.0.0.1', 'localhost'])
-  const rejectedBefore = server.metrics.certReloads.get({ result: 'rejected' })
+  const rejectedBefore = await readValue(server.metrics.certReloads, { result: 'rejected' })
   writeSecretVolume(certDir, { 'tls.crt': third.cert, 'tls.key': second.key }, 'v3')
   await eventually(
     'mismatched pair rejected',
-    async () => (server.metrics.certReloads.get({ result: 'rejected' }) > rejectedBefore ? true : undefined),
+    async () => ((await readValue(server.metrics.certReloads, { result: 'rejected' })) > rejectedBefore ? true : undefined),
     10_000,
   )
   t.equal(await fingerprint(), after, 'still serving the last good pair')
@@ -526,14 +527,14 @@ t.test('admission requests make no Kubernetes API calls', async (t) => {
   await renderedConfigMap(o, 'web')
   const nonWatch = (): number => Object.entries(webhookClient.counter.byVerb).reduce((n, [verb, c]) => (verb === 'WATCH' ? n : n + c), 0)
   const calls = nonWatch()
-  const judged = decisions()
+  const judged = await decisions()
   const results: number[] = []
   for (let i = 0; i < 20; i++) {
     results.push((await raw('PATCH', cmPath(o.ns, 'web'), { data: { color: `c${i}` } })).status)
     results.push((await raw('PATCH', cmPath(o.ns, 'web'), { data: { secretish: `s${i}` } })).status)
   }
   t.same([...new Set(results)].sort(), [200, 403], 'both allowed and denied requests were made')
-  t.ok(decisions() - judged >= 40, 'every request reached the webhook')
+  t.ok((await decisions()) - judged >= 40, 'every request reached the webhook')
   t.equal(nonWatch(), calls, 'no list/get/write by the webhook client during 40 admission requests')
 })
 
@@ -550,8 +551,10 @@ t.test('health, readiness and metrics', async (t) => {
   t.match(m.text, /template_sync_webhook_cache_synced\{cache="templateinstances"\} 1/)
   t.match(m.text, /template_sync_webhook_cache_objects\{cache="namespaces"\} \d+/)
   t.match(m.text, /template_sync_webhook_cert_reloads_total\{result="loaded"\} [1-9]/)
-  t.match(m.text, /template_sync_webhook_decision_duration_seconds_bucket\{result="deny",le="0.005"\} \d+/)
+  t.match(m.text, /template_sync_webhook_decision_duration_seconds_bucket\{le="0.005",result="deny"\} \d+/)
   t.match(m.text, /template_sync_webhook_reflector_recoveries_total\{cache="templates",kind="error"\} \d+/)
+  t.match(m.text, /^process_resident_memory_bytes [1-9]\d*$/m, "prom-client's process metrics")
+  t.match(m.text, /^nodejs_heap_size_used_bytes [1-9]\d*$/m, 'and its Node.js metrics')
   const recoveries = logLines.filter((l) => l.includes('"recovery"'))
   t.same(recoveries, [], 'no cache needed a recovery during the run')
 })

@@ -109,7 +109,7 @@ const cmPath = (ns: string, name = ''): string => `/api/v1/namespaces/${ns}/conf
 const deployPath = (ns: string, name = ''): string => `/apis/apps/v1/namespaces/${ns}/deployments${name ? `/${name}` : ''}`
 const podPath = (ns: string, name = ''): string => `/api/v1/namespaces/${ns}/pods${name ? `/${name}` : ''}`
 
-const decisions = (): number => decisionCount(server)
+const decisions = (): Promise<number> => decisionCount(server)
 
 async function strict(tt: Parameters<typeof freshNamespace>[0], opts: Parameters<typeof ownerIn>[3] = {}): Promise<Owner> {
   return ownerIn(admin, server.caches, await freshNamespace(tt, admin, 'sub'), opts)
@@ -121,10 +121,10 @@ async function strict(tt: Parameters<typeof freshNamespace>[0], opts: Parameters
   await admin.request('POST', cmPath(o.ns), {
     body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'probe', ...ownershipMeta(o) } },
   })
-  const before = decisions()
+  const before = await decisions()
   await waitUntilCalled(
     () => rawRequest(admin, 'PATCH', `${cmPath(o.ns, 'probe')}?dryRun=All`, { data: { x: String(Math.random()) } }),
-    () => decisions() > before,
+    async () => (await decisions()) > before,
   )
 }
 

@@ -4,7 +4,8 @@
 // test/integration/lease.test.ts.
 
 import t from 'tap'
-import { LeaderElector, formatMicroTime, leaseExpired, defaultIdentity, type ElectionClock, type LogFn } from '../../src/kube/lease.ts'
+import { LeaderElector, formatMicroTime, leaseExpired, defaultIdentity, type ElectionClock } from '../../src/kube/lease.ts'
+import type { LogFn } from '../../src/telemetry/log.ts'
 import type { KubeClient } from '../../src/kube/client.ts'
 
 const MICRO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/

@@ -5,8 +5,9 @@
 
 import t from 'tap'
 import { WorkQueue, KeyBackoff, TokenBucket, type QueueClock } from '../../src/controller/queue.ts'
-import { runWorkers, type LogFn } from '../../src/controller/workers.ts'
-import { Registry } from '../../src/controller/metrics.ts'
+import { runWorkers } from '../../src/controller/workers.ts'
+import type { LogFn } from '../../src/telemetry/log.ts'
+import { MetricsRegistry } from '../../src/telemetry/metrics.ts'
 
 interface FakeTimer {
   readonly id: number
@@ -56,10 +57,10 @@ const settle = (): Promise<void> => new Promise((r) => setImmediate(r))
 function setup(opts: { backoff?: { baseMs?: number; maxMs?: number }; bucket?: { qps?: number; burst?: number } } = {}): {
   q: WorkQueue<string>
   clock: ManualClock
-  registry: Registry
+  registry: MetricsRegistry
 } {
   const clock = new ManualClock()
-  const registry = new Registry()
+  const registry = new MetricsRegistry()
   const q = new WorkQueue<string>({ name: 'test', clock, registry, ...opts })
   return { q, clock, registry }
 }
@@ -85,7 +86,7 @@ t.test('de-duplication', async (t) => {
     q.add('a')
     t.equal(q.len(), 2)
     t.strictSame(await drain(q), ['a', 'b'], 'first-add order is kept')
-    t.equal(q.metrics().adds, 2, 'only adds that queued a key are counted')
+    t.equal((await q.metrics()).adds, 2, 'only adds that queued a key are counted')
   })
 
   t.test('keys come out in the order they were first added', async (t) => {
@@ -102,7 +103,7 @@ t.test('processing exclusivity', async (t) => {
     t.equal(await q.get(), 'a')
     q.add('a')
     t.equal(q.len(), 0, 'the in-flight key is not queued again yet')
-    t.equal(q.metrics().depth, 1, 'but it is counted as pending work')
+    t.equal((await q.metrics()).depth, 1, 'but it is counted as pending work')
     let second: string | undefined
     void q.get().then((k) => (second = k))
     await settle()
@@ -265,7 +266,7 @@ t.test('rate limiting', async (t) => {
     q.forget('k')
     t.equal(q.numRequeues('k'), 0)
     t.equal(await measureDelay(q, clock, 'k'), 50)
-    t.equal(q.metrics().retries, 7)
+    t.equal((await q.metrics()).retries, 7)
   })
 
   t.test('token bucket: burst, then one token per 1/qps', async (t) => {
@@ -342,7 +343,7 @@ t.test('shutdown', async (t) => {
     clock.advance(1000)
     t.equal(q.len(), 0)
     t.equal(await q.get(), undefined)
-    t.equal(q.metrics().depth, 0)
+    t.equal((await q.metrics()).depth, 0)
   })
 
   t.test('in-flight keys may still be marked done, and are not re-queued', async (t) => {
@@ -391,13 +392,13 @@ t.test('metrics', async (t) => {
     q.add('a')
     q.add('b')
     q.add('a')
-    t.equal(q.metrics().depth, 2)
+    t.equal((await q.metrics()).depth, 2)
     clock.advance(30)
     await q.get() // a waited 30 ms
     clock.advance(10)
     await q.get() // b waited 40 ms
     clock.advance(70)
-    let m = q.metrics()
+    let m = await q.metrics()
     t.equal(m.depth, 0)
     t.equal(m.adds, 2)
     t.equal(m.longestRunningMs, 80, 'a has been running for 80 ms')
@@ -416,14 +417,14 @@ t.test('metrics', async (t) => {
     q.addRateLimited('a')
     clock.advance(20)
     q.done('b')
-    m = q.metrics()
+    m = await q.metrics()
     t.equal(m.workDurationMs.count, 2)
     t.equal(m.workDurationMs.sumMs, 80 + 90)
     t.equal(m.retries, 1)
     t.equal(m.adds, 3, 'the rate-limited add queued a again')
     t.equal(m.longestRunningMs, 0, 'nothing in flight')
 
-    const text = registry.render()
+    const text = await registry.render()
     t.match(text, /^workqueue_depth\{name="test"\} 1$/m, 'the rate-limited key is pending')
     t.match(text, /^workqueue_adds_total\{name="test"\} 3$/m)
     t.match(text, /^workqueue_retries_total\{name="test"\} 1$/m)
@@ -438,22 +439,22 @@ t.test('metrics', async (t) => {
     q.add('a')
     await q.get()
     clock.advance(1500)
-    t.match(registry.render(), /^workqueue_longest_running_processor_seconds\{name="test"\} 1\.5$/m)
+    t.match(await registry.render(), /^workqueue_longest_running_processor_seconds\{name="test"\} 1\.5$/m)
   })
 
   t.test('two queues share the metric families with their own name label; dispose removes a series', async (t) => {
-    const registry = new Registry()
+    const registry = new MetricsRegistry()
     const clock = new ManualClock()
     const one = new WorkQueue<string>({ name: 'one', registry, clock })
     const two = new WorkQueue<string>({ name: 'two', registry, clock })
     one.add('x')
     two.add('x')
     two.add('y')
-    let text = registry.render()
+    let text = await registry.render()
     t.match(text, /^workqueue_adds_total\{name="one"\} 1$/m)
     t.match(text, /^workqueue_adds_total\{name="two"\} 2$/m)
     one.dispose()
-    text = registry.render()
+    text = await registry.render()
     t.notMatch(text, /name="one"/)
     t.match(text, /name="two"/)
   })

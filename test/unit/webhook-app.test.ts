@@ -6,6 +6,7 @@ import { Writable } from 'node:stream'
 import pino from 'pino'
 import { buildWebhookApp } from '../../src/webhook/app.ts'
 import { createWebhookMetrics } from '../../src/webhook/metrics.ts'
+import { readHistogram, readValue } from '../../src/telemetry/metrics.ts'
 import { addScaleTarget, admissionReview, renderedDeployment, syntheticCaches } from '../fixtures/webhook-synthetic.ts'
 import type { AdmissionResponse } from '../../src/admission/types.ts'
 import type { KubeObject } from '../../src/api/meta.ts'
@@ -86,8 +87,8 @@ t.test('a strict change outside ignoreFields is denied with the owner and paths'
   t.equal(res.json.response?.status?.code, 403)
   t.match(res.json.response?.status?.message, `TemplateInstance ${caches.owners[1]?.namespace}/${caches.owners[1]?.instance}`)
   t.match(res.json.response?.status?.message, 'spec.template.spec.containers[0].image')
-  t.equal(metrics.decisions.get({ result: 'deny', reason: 'ProtectedFieldChanged', operation: 'UPDATE' }), 1)
-  t.equal(metrics.duration.snapshot({ result: 'deny' }).count, 1)
+  t.equal(await readValue(metrics.decisions, { result: 'deny', reason: 'ProtectedFieldChanged', operation: 'UPDATE' }), 1)
+  t.equal((await readHistogram(metrics.duration, { result: 'deny' })).count, 1)
   const line = lines.find((l) => l.msg === 'admission denied')
   t.ok(line, 'denial logged')
   t.equal(line?.uid, 'uid-1')
@@ -106,7 +107,7 @@ t.test('allowed decisions answer allowed and log at debug only', async (t) => {
   changed.spec.replicas = 9
   const res = await send(app, admissionReview({ operation: 'UPDATE', object: changed, oldObject: stored }))
   t.equal(res.json.response?.allowed, true, 'spec.replicas is ignored by template 0')
-  t.equal(metrics.decisions.get({ result: 'allow', reason: 'NoProtectedChange', operation: 'UPDATE' }), 1)
+  t.equal(await readValue(metrics.decisions, { result: 'allow', reason: 'NoProtectedChange', operation: 'UPDATE' }), 1)
   t.equal(lines.filter((l) => l.msg === 'admission allowed').length, 1)
   const quiet = setup({ level: 'info' })
   const again = owned(quiet.caches, 0)
@@ -155,7 +156,7 @@ t.test('before the caches sync, reviews get 503 so failurePolicy decides', async
   t.equal(early.status, 503)
   t.equal(early.json.kind, 'Status')
   t.notOk('response' in early.json, 'no review, so no verdict')
-  t.equal(metrics.rejected.get({ code: '503', cause: 'NotReady' }), 1)
+  t.equal(await readValue(metrics.rejected, { code: '503', cause: 'NotReady' }), 1)
   ready = true
   t.equal((await send(app, review)).status, 200)
 })
@@ -200,9 +201,9 @@ t.test('malformed requests: 4xx Status, never a review', async (t) => {
     t.match(res.json.message, c.message, `${c.name}: message`)
     t.notOk('response' in res.json, `${c.name}: no verdict`)
   }
-  t.equal(metrics.rejected.get({ code: '400', cause: 'InvalidEnvelope' }), 4)
-  t.equal(metrics.rejected.get({ code: '415', cause: 'UnsupportedMediaType' }), 1)
-  t.equal(metrics.rejected.get({ code: '413', cause: 'BodyTooLarge' }), 1)
+  t.equal(await readValue(metrics.rejected, { code: '400', cause: 'InvalidEnvelope' }), 4)
+  t.equal(await readValue(metrics.rejected, { code: '415', cause: 'UnsupportedMediaType' }), 1)
+  t.equal(await readValue(metrics.rejected, { code: '413', cause: 'BodyTooLarge' }), 1)
   const get = await app.inject({ method: 'GET', url: '/validate' })
   t.equal(get.statusCode, 404, 'only POST')
 })

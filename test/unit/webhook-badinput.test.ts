@@ -681,7 +681,7 @@ t.test('bodies beyond the memory budget are refused with 503 while small reviews
 t.test('at least 200 hostile requests were refused and the server is still up', async (t) => {
   t.ok(hostile >= 200, `${hostile} hostile requests`)
   await stillServing(t, 'at the end')
-  const text = metrics.registry.render()
+  const text = await metrics.registry.render()
   t.match(text, /template_sync_webhook_rejected_requests_total\{code="400",cause="InvalidEnvelope"\} \d+/)
   t.match(text, /template_sync_webhook_rejected_requests_total\{code="413",cause="BodyTooLarge"\} \d+/)
   t.match(text, /template_sync_webhook_rejected_requests_total\{code="415",cause="UnsupportedMediaType"\} \d+/)

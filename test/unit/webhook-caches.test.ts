@@ -209,19 +209,19 @@ t.test('cache state is mirrored into metrics at scrape time', async (t) => {
     },
   }
   const stop = observeCaches(metrics, [cache])
-  let text = metrics.registry.render()
+  let text = await metrics.registry.render()
   t.match(text, 'template_sync_webhook_cache_synced{cache="templates"} 0')
   t.match(text, 'template_sync_webhook_reflector_recoveries_total{cache="templates",kind="error"} 0')
   cache.synced = true
   cache.n = 7
   cache.recoveries.error = 2
   cache.recoveries['relist-gone'] = 1
-  text = metrics.registry.render()
+  text = await metrics.registry.render()
   t.match(text, 'template_sync_webhook_cache_synced{cache="templates"} 1')
   t.match(text, 'template_sync_webhook_cache_objects{cache="templates"} 7')
   t.match(text, 'template_sync_webhook_reflector_recoveries_total{cache="templates",kind="error"} 2')
   cache.recoveries.error = 3
-  text = metrics.registry.render()
+  text = await metrics.registry.render()
   t.match(text, 'template_sync_webhook_reflector_recoveries_total{cache="templates",kind="error"} 3', 'counts advance by the difference')
   t.match(text, 'template_sync_webhook_reflector_recoveries_total{cache="templates",kind="relist-gone"} 1')
   stop()

@@ -127,9 +127,8 @@ export async function rawRequest(
 }
 
 /** Admission decisions the webhook has made so far, from its metrics. */
-export function decisionCount(server: Pick<WebhookServer, 'metrics'>): number {
-  return server.metrics.registry
-    .render()
+export async function decisionCount(server: Pick<WebhookServer, 'metrics'>): Promise<number> {
+  return (await server.metrics.registry.render())
     .split('\n')
     .filter((l) => l.startsWith('template_sync_webhook_decisions_total{'))
     .reduce((n, l) => n + Number(l.split(' ').pop()), 0)

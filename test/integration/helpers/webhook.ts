@@ -52,15 +52,19 @@ export async function installValidatingWebhook(client: KubeClient, w: WebhookIns
  * `seen()` reports that the server received a call: the API server loads
  * webhook configurations asynchronously.
  */
-export async function waitUntilCalled(probe: () => Promise<unknown>, seen: () => boolean, timeoutMs = 30_000): Promise<void> {
+export async function waitUntilCalled(
+  probe: () => Promise<unknown>,
+  seen: () => boolean | Promise<boolean>,
+  timeoutMs = 30_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs
-  while (!seen()) {
+  while (!(await seen())) {
     try {
       await probe()
     } catch {
       // a denial is fine: we only wait for the call
     }
-    if (seen()) return
+    if (await seen()) return
     if (Date.now() > deadline) throw new Error(`webhook was not called within ${timeoutMs} ms`)
     await new Promise((r) => setTimeout(r, 200))
   }

@@ -1,12 +1,13 @@
-// Probes and metrics on a separate plain-HTTP port, so that kubelet and
-// Prometheus never depend on the serving certificate.
+// Probes and metrics of a process (webhook or reconciler) on a separate
+// plain-HTTP port, so that kubelet and Prometheus never depend on the serving
+// certificate.
 //   /healthz  the process answers (liveness stays shallow: no API server check)
 //   /readyz   caches synced and not shutting down; 503 with the reasons otherwise
 //   /metrics  Prometheus text format
 
 import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
-import { PROMETHEUS_CONTENT_TYPE, type Registry } from '../controller/metrics.ts'
+import type { MetricsRegistry } from './metrics.ts'
 
 export interface Readiness {
   readonly ready: boolean
@@ -16,7 +17,7 @@ export interface Readiness {
 
 export interface HealthAppOptions {
   readonly log: Logger
-  readonly registry: Registry
+  readonly registry: MetricsRegistry
   readonly readiness: () => Readiness
 }
 
@@ -43,7 +44,7 @@ export function buildHealthApp(opts: HealthAppOptions): FastifyInstance {
   })
 
   app.get('/metrics', async (_req, reply) => {
-    reply.type(PROMETHEUS_CONTENT_TYPE)
+    reply.type(opts.registry.contentType)
     return opts.registry.render()
   })
 
