@@ -13,6 +13,7 @@ import { ObjectClient } from '../kube/objects.ts'
 import { Reflector, type KubeObjectLike } from '../kube/reflector.ts'
 import { WorkQueue } from './queue.ts'
 import { runWorkers } from './workers.ts'
+import { createReconcileMetrics } from './metrics.ts'
 import { logTo } from '../telemetry/log.ts'
 import { MetricsRegistry } from '../telemetry/metrics.ts'
 import { WatchRegistry } from './registry.ts'
@@ -322,6 +323,7 @@ export class Manager {
     }, resync)
     this.resyncTimer.unref()
     const log = logTo(this.opts.log)
+    const metrics = createReconcileMetrics(this.registry)
     const n = this.opts.workers ?? 4
     this.running = Promise.all([
       runWorkers(
@@ -331,7 +333,7 @@ export class Manager {
           const [ns, name] = splitKey(key)
           return this.instanceReconciler.reconcile(ns, name)
         },
-        { log, signal },
+        { log, signal, metrics },
       ),
       runWorkers(
         this.templateQueue,
@@ -340,9 +342,9 @@ export class Manager {
           const [ns, name] = splitKey(key)
           return this.templateReconciler.reconcile(ns, name)
         },
-        { log, signal },
+        { log, signal, metrics },
       ),
-      runWorkers(this.orphanQueue, 1, (key) => this.orphans.release(key), { log, signal }),
+      runWorkers(this.orphanQueue, 1, (key) => this.orphans.release(key), { log, signal, metrics }),
     ])
   }
 

@@ -4,6 +4,7 @@
 // waiting for another object to become ready).
 
 import type { WorkQueue } from './queue.ts'
+import { initReconcileMetrics, recordReconcile, type ReconcileMetrics, type ReconcileResult } from './metrics.ts'
 import { type LogFn, noLog } from '../telemetry/log.ts'
 
 export interface HandlerResult {
@@ -18,6 +19,8 @@ export interface RunWorkersOptions {
   readonly log?: LogFn
   /** Aborting it shuts the queue down; workers finish their current key and return. */
   readonly signal?: AbortSignal
+  /** Counts each reconcile under the queue's name as the controller. */
+  readonly metrics?: ReconcileMetrics
 }
 
 /**
@@ -44,15 +47,23 @@ export async function runWorkers<K extends string>(
   else signal?.addEventListener('abort', onAbort, { once: true })
 
   const count = Math.max(1, Math.floor(Number.isFinite(n) ? n : 1))
+  const metrics = opts.metrics
+  if (metrics) initReconcileMetrics(metrics, queue.name)
   const worker = async (id: number): Promise<void> => {
     for (;;) {
       const key = await queue.get()
       if (key === undefined) return
+      const started = performance.now()
+      let outcome: ReconcileResult = 'error'
       try {
         const result = await handler(key)
         queue.forget(key)
         const after = result?.requeueAfterMs
-        if (after !== undefined && after >= 0) queue.addAfter(key, after)
+        outcome = 'success'
+        if (after !== undefined && after >= 0) {
+          queue.addAfter(key, after)
+          outcome = 'requeue_after'
+        }
       } catch (err) {
         safeLog('error', 'processing failed; retrying with backoff', {
           queue: queue.name,
@@ -63,6 +74,7 @@ export async function runWorkers<K extends string>(
         })
         queue.addRateLimited(key)
       } finally {
+        if (metrics) recordReconcile(metrics, queue.name, outcome, (performance.now() - started) / 1000)
         queue.done(key)
       }
     }
