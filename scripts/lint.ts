@@ -2,13 +2,15 @@
 // `any` and console use; see biome.json):
 //  - no eval / new Function / node:vm anywhere in src (user input is never code)
 //  - relative imports name their .ts file (Node runs the sources directly)
+//  - import directions between the parts of src (scripts/import-directions.ts)
 
 import { lstatSync, readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
+import { checkFile, checkRules, formatBreach } from './import-directions.ts'
 
 const root = new URL('..', import.meta.url).pathname
 const dirs = ['src', 'test', 'bench', 'scripts', 'bin']
-const problems: string[] = []
+const problems: string[] = checkRules(root)
 
 function walk(dir: string, out: string[]): void {
   let entries: string[]
@@ -32,7 +34,9 @@ for (const d of dirs) walk(join(root, d), files)
 
 for (const file of files) {
   const rel = relative(root, file)
-  const lines = readFileSync(file, 'utf8').split('\n')
+  const text = readFileSync(file, 'utf8')
+  if (rel.startsWith('src/')) for (const b of checkFile(rel, text)) problems.push(formatBreach(b))
+  const lines = text.split('\n')
   lines.forEach((line, i) => {
     const at = `${rel}:${i + 1}`
     const imp = /(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/.exec(line)
