@@ -29,16 +29,61 @@ export interface ObjectMeta {
   annotations?: Record<string, string>
   finalizers?: string[]
   ownerReferences?: OwnerReference[]
-  /** Server bookkeeping; never compared, so its entries stay opaque. */
-  managedFields?: unknown[]
+  /** Server bookkeeping; never compared. Read for who wrote an object last (a drift fight). */
+  managedFields?: ManagedFieldsEntry[]
 }
 
-/** Any object served by the API: identity plus whatever the kind carries. */
+/** One entry of metadata.managedFields. */
+export interface ManagedFieldsEntry {
+  manager?: string
+  operation?: string
+  apiVersion?: string
+  time?: Timestamp
+  subresource?: string
+  fieldsType?: string
+  fieldsV1?: Record<string, unknown>
+}
+
+/**
+ * Any object served by the API: identity plus whatever the kind carries. Every
+ * part of template-sync uses this one type; what arrives over the wire (an
+ * admission request, a watch event) may lack any field, so all are optional.
+ */
 export interface KubeObject {
   apiVersion?: string
   kind?: string
   metadata?: ObjectMeta
   [field: string]: unknown
+}
+
+/**
+ * A KubeObject whose identity is known: apiVersion, kind and metadata.name are
+ * set. What is rendered, applied, or read back by kind and name.
+ */
+export interface IdentifiedObject extends KubeObject {
+  apiVersion: string
+  kind: string
+  metadata: ObjectMeta & { name: string }
+}
+
+/** The identity of an object in the cluster; namespace absent for cluster-scoped objects. */
+export interface ObjectRef {
+  readonly apiVersion: string
+  readonly kind: string
+  readonly namespace?: string
+  readonly name: string
+}
+
+/**
+ * Objects a parameter reads, watched so that a change re-renders the instance:
+ * one object (name set), or a list of a kind in one namespace or in all
+ * (no name; no namespace for every namespace).
+ */
+export interface SourceRef {
+  readonly apiVersion: string
+  readonly kind: string
+  readonly namespace?: string
+  readonly name?: string
 }
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown'

@@ -8,19 +8,21 @@
 // both fields and both spellings, so an upgraded reconciler never loses track
 // of a kind an older one recorded (docs/tracked-kinds.md).
 
+import { checkKind, gvkString, IdentityError, parseApiVersion } from './identity.ts'
 import type { TemplateInstanceStatus } from './templateinstance.ts'
 
-export class TrackedKindError extends Error {
+export class TrackedKindError extends IdentityError {
   override readonly name = 'TrackedKindError'
 }
 
 /** "v1/ConfigMap", "apps/v1/Deployment". */
 export function trackedKind(apiVersion: string, kind: string): string {
-  const parts = apiVersion.split('/')
-  if (parts.length > 2 || parts.some((p) => p === '')) {
-    throw new TrackedKindError(`apiVersion ${JSON.stringify(apiVersion)} is not "version" or "group/version"`)
+  try {
+    parseApiVersion(apiVersion)
+    checkKind(kind)
+  } catch (e) {
+    throw e instanceof IdentityError ? new TrackedKindError(e.message) : e
   }
-  if (kind === '' || kind.includes('/')) throw new TrackedKindError(`kind ${JSON.stringify(kind)} is not a kind name`)
   return `${apiVersion}/${kind}`
 }
 
@@ -62,5 +64,5 @@ export function legacyTrackedKindsCopied(status: Pick<TemplateInstanceStatus, 't
 /** The older trackedGVKs spelling of an entry ("/v1/ConfigMap"), for a CRD that predates trackedKinds. */
 export function legacyTrackedKind(s: string): string {
   const { apiVersion, kind } = parseTrackedKind(s)
-  return apiVersion.includes('/') ? `${apiVersion}/${kind}` : `/${apiVersion}/${kind}`
+  return gvkString(apiVersion, kind)
 }

@@ -11,7 +11,8 @@
 // missing, is not ours or would be pruned, 2 errors (including an object
 // that could not be checked).
 
-import { FIELD_MANAGER, LABEL_INSTANCE_UID, ANNOTATION_INSTANCE_REF, type SyncMode } from '../api/names.ts'
+import { FIELD_MANAGER, LABEL_INSTANCE_UID, type SyncMode } from '../api/names.ts'
+import { type InstanceIdentity, ownershipOf } from '../api/ownership.ts'
 import { preserveIgnoredFields } from '../controller/preserve.ts'
 import { compare } from '../drift/compare.ts'
 import type { ChangeKind } from '../drift/types.ts'
@@ -19,7 +20,9 @@ import { compileIgnoreFields, type CompiledIgnore } from '../fieldpath/compile.t
 import type { KubeClient } from '../kube/client.ts'
 import { RestMapper, UnknownKindError } from '../kube/discovery.ts'
 import { KubeApiError } from '../kube/errors.ts'
-import { ObjectClient, type KubeObject, type ObjectRef } from '../kube/objects.ts'
+import { objectKey, refOf } from '../api/identity.ts'
+import type { IdentifiedObject } from '../api/meta.ts'
+import { ObjectClient } from '../kube/objects.ts'
 import {
   boolFlag,
   CommandError,
@@ -35,7 +38,7 @@ import {
   parseCommandArgs,
 } from './args.ts'
 import { readInstance, renderObjects } from './render.ts'
-import { parseTrackedKind, trackedKindsOf } from '../api/templateinstance-kinds.ts'
+import { parseTrackedKind, trackedKind, trackedKindsOf } from '../api/templateinstance-kinds.ts'
 
 export function diffUsage(): string {
   return `usage: template-sync diff NAMESPACE/NAME [flags]
@@ -146,18 +149,20 @@ export async function diffInstance(client: KubeClient, ref: InstanceName): Promi
   const objects = new ObjectClient(client, new RestMapper(client))
   const uid = instance.metadata?.uid ?? ''
   const instanceRef = `${ref.namespace}/${ref.name}`
+  const owner: InstanceIdentity = { namespace: ref.namespace, name: ref.name, uid }
   const entries: DiffEntry[] = []
-  for (const desired of rendered.objects) entries.push(await checkObject(objects, desired, ignore, uid, instanceRef))
-  const renderedKeys = new Set(rendered.objects.map((o) => keyOf(refOf(o))))
-  const kinds = new Set(rendered.objects.map((o) => `${o.apiVersion}|${o.kind}`))
+  for (const desired of rendered.objects) entries.push(await checkObject(objects, desired, ignore, owner))
+  const renderedKeys = new Set(rendered.objects.map((o) => objectKey(refOf(o))))
+  const kinds = new Set(rendered.objects.map((o) => trackedKind(o.apiVersion, o.kind)))
   for (const tracked of trackedKindsOf(instance.status)) {
     try {
-      kinds.add(fromTrackedKind(tracked))
+      parseTrackedKind(tracked)
+      kinds.add(tracked)
     } catch (err) {
       notes.push(`status.trackedKinds: ${(err as Error).message}; its objects are not checked`)
     }
   }
-  for (const kind of kinds) entries.push(...(await orphans(objects, kind, uid, renderedKeys)))
+  for (const kind of kinds) entries.push(...(await orphans(objects, parseTrackedKind(kind), uid, renderedKeys)))
   const t = instance.spec.templateRef
   return { instance: instanceRef, template: `${t.namespace}/${t.name}`, syncMode: rendered.mode, objects: entries, notes }
 }
@@ -174,10 +179,9 @@ function compileIgnore(entries: readonly string[], notes: string[]): CompiledIgn
 
 async function checkObject(
   objects: ObjectClient,
-  desired: KubeObject,
+  desired: IdentifiedObject,
   ignore: CompiledIgnore,
-  uid: string,
-  instanceRef: string,
+  owner: InstanceIdentity,
 ): Promise<DiffEntry> {
   const ref = refOf(desired)
   const entry = (state: DiffState, changes: readonly DiffChange[] = [], message?: string): DiffEntry => ({
@@ -186,7 +190,7 @@ async function checkObject(
     changes,
     ...(message !== undefined ? { message } : {}),
   })
-  let live: KubeObject | undefined
+  let live: IdentifiedObject | undefined
   try {
     live = await objects.get(ref)
   } catch (err) {
@@ -194,17 +198,16 @@ async function checkObject(
   }
   if (live === undefined) return entry('missing')
   if (live.metadata.deletionTimestamp) return entry('missing', [], `being deleted since ${live.metadata.deletionTimestamp}`)
-  const owner = live.metadata.labels?.[LABEL_INSTANCE_UID]
-  const owned = owner !== undefined ? owner === uid : live.metadata.annotations?.[ANNOTATION_INSTANCE_REF] === instanceRef
-  if (!owned) {
+  const verdict = ownershipOf(live, owner)
+  if (!verdict.owned) {
     return entry(
       'unowned',
       [],
-      `exists and is not managed by this TemplateInstance${owner !== undefined ? ` (owned by TemplateInstance uid ${owner})` : ''}`,
+      `exists and is not managed by this TemplateInstance${verdict.ownerUid !== undefined ? ` (owned by TemplateInstance uid ${verdict.ownerUid})` : ''}`,
     )
   }
-  const withKind: KubeObject = { ...live, apiVersion: desired.apiVersion, kind: desired.kind }
-  let wouldBe: KubeObject
+  const withKind: IdentifiedObject = { ...live, apiVersion: desired.apiVersion, kind: desired.kind }
+  let wouldBe: IdentifiedObject
   try {
     wouldBe = await objects.apply(preserveIgnoredFields(desired, withKind, ignore), {
       fieldManager: FIELD_MANAGER,
@@ -219,9 +222,13 @@ async function checkObject(
 }
 
 /** Objects of one kind that carry this instance's UID label but are not rendered any more. */
-async function orphans(objects: ObjectClient, kind: string, uid: string, renderedKeys: ReadonlySet<string>): Promise<DiffEntry[]> {
-  const [apiVersion = '', k = ''] = kind.split('|')
-  let owned: KubeObject[]
+async function orphans(
+  objects: ObjectClient,
+  { apiVersion, kind: k }: { apiVersion: string; kind: string },
+  uid: string,
+  renderedKeys: ReadonlySet<string>,
+): Promise<DiffEntry[]> {
+  let owned: IdentifiedObject[]
   try {
     owned = await objects.list(apiVersion, k, { labelSelector: `${LABEL_INSTANCE_UID}=${uid}` })
   } catch (err) {
@@ -230,29 +237,13 @@ async function orphans(objects: ObjectClient, kind: string, uid: string, rendere
     return [{ apiVersion, kind: k, name: '*', state: 'error', changes: [], message: `cannot list owned objects: ${apiMessage(err)}` }]
   }
   return owned
-    .filter((o) => !renderedKeys.has(keyOf(refOf(o))) && !o.metadata.deletionTimestamp)
+    .filter((o) => !renderedKeys.has(objectKey(refOf(o))) && !o.metadata.deletionTimestamp)
     .map((o) => ({
       ...refOf(o),
       state: 'orphaned' as const,
       changes: [],
       message: 'no longer rendered; the reconciler deletes it unless the instance is frozen',
     }))
-}
-
-function refOf(o: KubeObject): ObjectRef {
-  return o.metadata.namespace
-    ? { apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name }
-    : { apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name }
-}
-
-function keyOf(r: ObjectRef): string {
-  return `${r.apiVersion}|${r.kind}|${r.namespace ?? ''}|${r.name}`
-}
-
-/** "apps/v1/Deployment" or "/v1/ConfigMap" -> "apps/v1|Deployment". */
-function fromTrackedKind(tracked: string): string {
-  const { apiVersion, kind } = parseTrackedKind(tracked)
-  return `${apiVersion}|${kind}`
 }
 
 function apiMessage(err: unknown): string {

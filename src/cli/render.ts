@@ -25,13 +25,13 @@ import type { RenderOutcome } from '../controller/pipeline.ts'
 import { KubeClient } from '../kube/client.ts'
 import { KubeApiError } from '../kube/errors.ts'
 import { RestMapper, UnknownKindError } from '../kube/discovery.ts'
-import type { KubeObject } from '../kube/objects.ts'
+import type { IdentifiedObject } from '../api/meta.ts'
 import { describeSource, resolveParameters } from '../render/params.ts'
 import { renderInstance } from '../render/render.ts'
 import type { ParameterSources } from '../render/sources.ts'
 import type { ParamValue } from '../render/types.ts'
 import { checkTargetNamespace } from '../render/targetns.ts'
-import { splitApiVersion } from '../render/identity.ts'
+import { parseApiVersion } from '../api/identity.ts'
 import { createRenderPipeline } from '../reconciler/wiring.ts'
 import { discoveryScope, renderHelmTemplate, type ScopeSource, ValuesTemplateCache } from '../reconciler/helm.ts'
 import { cliHelmSupport, type HelmCliOptions } from './render-helm.ts'
@@ -235,7 +235,7 @@ function withParameters(instance: TemplateInstance, set: RenderOptions['set']): 
 }
 
 export type RenderedObjects =
-  | { readonly ok: true; readonly objects: KubeObject[]; readonly mode: SyncMode; readonly notes: string[] }
+  | { readonly ok: true; readonly objects: IdentifiedObject[]; readonly mode: SyncMode; readonly notes: string[] }
   | { readonly ok: false; readonly reason: string; readonly message: string; readonly notes: string[] }
 
 /**
@@ -315,7 +315,7 @@ async function namespaceLabels(client: KubeClient, namespace: string): Promise<R
   }
 }
 
-async function unknownKindNotes(client: KubeClient, objects: readonly KubeObject[]): Promise<string[]> {
+async function unknownKindNotes(client: KubeClient, objects: readonly IdentifiedObject[]): Promise<string[]> {
   const mapper = new RestMapper(client)
   const notes: string[] = []
   const seen = new Set<string>()
@@ -379,7 +379,7 @@ function skippedNotes(skipped: readonly { template: string; reason: string }[]):
 }
 
 function offlineScopeOf(apiVersion: string, kind: string): boolean | undefined {
-  return OFFLINE_SCOPES.get(`${splitApiVersion(apiVersion).group}/${kind}`)
+  return OFFLINE_SCOPES.get(`${parseApiVersion(apiVersion).group}/${kind}`)
 }
 
 /** Kind scopes from OFFLINE_SCOPES; each kind outside it gets one note. */
@@ -413,7 +413,7 @@ function offlineRender(template: Template, instance: TemplateInstance, values: R
       `${gvk}: whether this kind is namespaced is not known without --kubeconfig; metadata.namespace is left as the Template wrote it`,
     )
   }
-  return { ok: true, objects: r.objects.map((o) => o.object as KubeObject) }
+  return { ok: true, objects: r.objects.map((o) => o.object as IdentifiedObject) }
 }
 
 /** Scope of common built-in kinds by "<group>/<kind>" (true: namespaced), for rendering without discovery. */

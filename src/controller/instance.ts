@@ -13,7 +13,7 @@ import { isDeepStrictEqual } from 'node:util'
 import type { Logger } from 'pino'
 import type { Template } from '../api/template.ts'
 import type { TemplateInstance, TemplateInstanceStatus, ResourceReference } from '../api/templateinstance.ts'
-import type { Condition } from '../api/meta.ts'
+import type { Condition, IdentifiedObject, KubeObject, SourceRef } from '../api/meta.ts'
 import {
   ANNOTATION_INSTANCE_REF,
   FIELD_MANAGER,
@@ -35,7 +35,7 @@ import {
 import { compare } from '../drift/compare.ts'
 import type { Change } from '../drift/types.ts'
 import { compileIgnoreFields, type CompiledIgnore } from '../fieldpath/compile.ts'
-import type { ObjectClient, KubeObject } from '../kube/objects.ts'
+import type { ObjectClient } from '../kube/objects.ts'
 import type { KubeClient } from '../kube/client.ts'
 import { CONTENT_JSON_PATCH, CONTENT_MERGE } from '../kube/client.ts'
 import { KubeApiError } from '../kube/errors.ts'
@@ -43,8 +43,8 @@ import type { WatchRegistry } from './registry.ts'
 import { preserveIgnoredFields } from './preserve.ts'
 import { pointerTokens } from '../fieldpath/pointer.ts'
 import { instanceStatusPath, writeStatus } from './status.ts'
-import type { RenderPipeline, SourceRef } from './pipeline.ts'
-import { refKey, refOf } from './identity.ts'
+import type { RenderPipeline } from './pipeline.ts'
+import { collectionKey, describeObject, namespacedKey, objectKey, parseObjectKey, refOf } from '../api/identity.ts'
 import {
   legacyTrackedKind,
   legacyTrackedKindsCopied,
@@ -63,16 +63,11 @@ import {
   type FightStep,
 } from './fight.ts'
 import { extractOutputs, outputSourceRefs } from '../outputs/extract.ts'
+import { ownershipOf } from '../api/ownership.ts'
 
 export interface EventSink {
-  normal(obj: KubeObjectRef, reason: string, message: string): void
-  warning(obj: KubeObjectRef, reason: string, message: string): void
-}
-
-export interface KubeObjectRef {
-  apiVersion?: string
-  kind?: string
-  metadata?: { name?: string; namespace?: string; uid?: string }
+  normal(obj: KubeObject, reason: string, message: string): void
+  warning(obj: KubeObject, reason: string, message: string): void
 }
 
 export interface InstanceReconcilerOptions {
@@ -103,9 +98,9 @@ export interface InstanceDeps {
   getNamespaceLabels(name: string): Record<string, string> | undefined
   /** Shared drift watches, keyed by GVK string. */
   drift: WatchRegistry
-  /** Shared parameter-source watches, keyed by sourceWatchKey(). */
+  /** Shared parameter-source watches, keyed by collectionKey() (sourceWatchKeys). */
   sources: WatchRegistry
-  /** Watches of single objects an instance is in an ownership conflict with, keyed by refKey(). */
+  /** Watches of single objects an instance is in an ownership conflict with, keyed by objectKey(). */
   conflicts: WatchRegistry
   pipeline: RenderPipeline
   events: EventSink
@@ -116,7 +111,7 @@ export interface InstanceDeps {
 
 interface AppliedRecord {
   desiredHash: string
-  result: KubeObject
+  result: IdentifiedObject
 }
 
 /** What the reconciler remembers about one instance between reconciles (never persisted). */
@@ -134,7 +129,7 @@ interface Memory {
   sourceEpoch: number
   renderMemo?: {
     key: string
-    objects: KubeObject[]
+    objects: IdentifiedObject[]
     values: Record<string, unknown>
     resolved: NonNullable<TemplateInstanceStatus['resolvedParameters']>
     sources: SourceRef[]
@@ -149,16 +144,12 @@ function hashOf(v: unknown): string {
   return createHash('sha256').update(JSON.stringify(v)).digest('base64url')
 }
 
-function describe(ref: { kind: string; namespace?: string; name: string }): string {
-  return `${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}`
-}
-
 function apiMessage(e: unknown): string {
   return e instanceof KubeApiError ? e.apiMessage : (e as Error).message
 }
 
 /** The most recent writer of the object other than us, from managedFields. */
-export function lastOtherManager(obj: KubeObject | undefined): string {
+export function lastOtherManager(obj: IdentifiedObject | undefined): string {
   const entries = obj?.metadata.managedFields ?? []
   let best: { manager: string; time: string } | undefined
   for (const e of entries) {
@@ -231,7 +222,7 @@ export class InstanceReconciler {
   }
 
   async reconcile(namespace: string, name: string): Promise<ReconcileResult> {
-    const key = `${namespace}/${name}`
+    const key = namespacedKey(namespace, name)
     const inst = this.deps.getInstance(namespace, name)
     if (!inst?.metadata?.uid) {
       this.forget(key)
@@ -266,9 +257,9 @@ export class InstanceReconciler {
     inst: TemplateInstance,
     kinds: readonly string[],
     preferCache: boolean,
-  ): Promise<{ objects: KubeObject[]; errors: string[] }> {
+  ): Promise<{ objects: IdentifiedObject[]; errors: string[] }> {
     const uid = inst.metadata?.uid ?? ''
-    const objects: KubeObject[] = []
+    const objects: IdentifiedObject[] = []
     const errors: string[] = []
     for (const g of kinds) {
       let apiVersion: string
@@ -282,7 +273,7 @@ export class InstanceReconciler {
       const watch = preferCache ? this.deps.drift.get(g) : undefined
       if (watch && this.deps.drift.state(g).synced) {
         for (const o of watch.list()) {
-          if (o.metadata?.labels?.[LABEL_INSTANCE_UID] === uid) objects.push({ ...(o as KubeObject), apiVersion, kind })
+          if (o.metadata?.labels?.[LABEL_INSTANCE_UID] === uid) objects.push({ ...(o as IdentifiedObject), apiVersion, kind })
         }
         continue
       }
@@ -296,7 +287,7 @@ export class InstanceReconciler {
   }
 
   /** Removes our finalizer and deletes the object, guarded by its UID. */
-  private async deleteOwned(obj: KubeObject): Promise<void> {
+  private async deleteOwned(obj: IdentifiedObject): Promise<void> {
     const ref = refOf(obj)
     if ((obj.metadata.finalizers ?? []).includes(FINALIZER_RESOURCE)) await this.deps.objects.removeFinalizer(obj, FINALIZER_RESOURCE)
     if (!obj.metadata.deletionTimestamp) await this.deps.objects.delete(ref, obj.metadata.uid ? { uid: obj.metadata.uid } : {})
@@ -314,9 +305,9 @@ export class InstanceReconciler {
     for (const obj of objects) {
       try {
         await this.deleteOwned(obj)
-        this.deps.events.normal(inst, 'Deleted', `deleted ${describe(refOf(obj))}`)
+        this.deps.events.normal(inst, 'Deleted', `deleted ${describeObject(refOf(obj))}`)
       } catch (e) {
-        failures.push(`${describe(refOf(obj))}: ${apiMessage(e)}`)
+        failures.push(`${describeObject(refOf(obj))}: ${apiMessage(e)}`)
       }
     }
     if (failures.length > 0) {
@@ -435,7 +426,7 @@ export class InstanceReconciler {
     // 4. Parameters and render, memoized on their inputs so that drift events
     //    (which change neither) do not re-read parameter sources.
     const memoKey = hashOf([template.metadata?.uid, template.metadata?.generation, uid, gen, inst.metadata?.labels ?? {}, m.sourceEpoch])
-    let desiredRaw: KubeObject[]
+    let desiredRaw: IdentifiedObject[]
     let values: Record<string, unknown>
     if (m.renderMemo?.key === memoKey) {
       desiredRaw = m.renderMemo.objects
@@ -443,7 +434,7 @@ export class InstanceReconciler {
       status.resolvedParameters = m.renderMemo.resolved
     } else {
       const params = await this.deps.pipeline.resolveParameters(template, inst)
-      this.deps.sources.setOwnerKeys(key, mode === 'off' ? [] : params.sources.map(sourceWatchKey))
+      this.deps.sources.setOwnerKeys(key, mode === 'off' ? [] : sourceWatchKeys(params.sources))
       if (!params.ok) {
         set({ type: C.ParametersValid, status: 'False', reason: params.reason, message: params.message })
         return finish()
@@ -488,26 +479,27 @@ export class InstanceReconciler {
 
     // 7. Plan per object: live state, ownership, whether work is needed.
     interface Plan {
-      obj: KubeObject
+      obj: IdentifiedObject
       key: string
       hash: string
-      live: KubeObject | undefined
-      intent: KubeObject
+      live: IdentifiedObject | undefined
+      intent: IdentifiedObject
       direct: boolean
     }
     const plans: Plan[] = []
     const conflicts: string[] = []
     const conflictKeys: string[] = []
-    const terminating: KubeObject[] = []
+    const terminating: IdentifiedObject[] = []
     const instRef = `${ns}/${name}`
     for (const obj of desired) {
-      const rk = refKey(refOf(obj))
+      const rk = objectKey(refOf(obj))
       const hash = hashOf(obj)
       const live = await this.liveObject(obj)
-      if (live && !this.ownedBy(live, uid, instRef)) {
-        const owner = live.metadata.labels?.[LABEL_INSTANCE_UID]
+      const verdict = live ? ownershipOf(live, { name, namespace: ns, uid }) : undefined
+      if (live && verdict && !verdict.owned) {
+        const owner = verdict.ownerUid
         conflicts.push(
-          `${describe(refOf(obj))} exists and is not managed by this TemplateInstance${owner ? ` (owned by TemplateInstance uid ${owner})` : ''}`,
+          `${describeObject(refOf(obj))} exists and is not managed by this TemplateInstance${owner ? ` (owned by TemplateInstance uid ${owner})` : ''}`,
         )
         conflictKeys.push(rk)
         continue
@@ -555,15 +547,19 @@ export class InstanceReconciler {
     for (const t of terminating) {
       try {
         await this.deps.objects.removeFinalizer(t, FINALIZER_RESOURCE)
-        this.deps.events.normal(inst, 'ObjectDeleted', `${describe(refOf(t))} was deleted outside template-sync; it will be re-created`)
+        this.deps.events.normal(
+          inst,
+          'ObjectDeleted',
+          `${describeObject(refOf(t))} was deleted outside template-sync; it will be re-created`,
+        )
       } catch (e) {
-        this.deps.log.warn({ instance: key, object: describe(refOf(t)), err: apiMessage(e) }, 'could not release deleted object')
+        this.deps.log.warn({ instance: key, object: describeObject(refOf(t)), err: apiMessage(e) }, 'could not release deleted object')
       }
       wake(500)
     }
 
     // 8. Dry-run gate and drift check: nothing is applied unless every object passes.
-    const dry = new Map<string, KubeObject>()
+    const dry = new Map<string, IdentifiedObject>()
     for (const p of plans) {
       if (p.direct) continue
       try {
@@ -573,9 +569,9 @@ export class InstanceReconciler {
           type: C.Applied,
           status: 'False',
           reason: Reason.DryRunFailed,
-          message: `server-side dry-run of ${describe(refOf(p.obj))} failed, nothing was applied: ${apiMessage(e)}`,
+          message: `server-side dry-run of ${describeObject(refOf(p.obj))} failed, nothing was applied: ${apiMessage(e)}`,
         })
-        this.deps.events.warning(inst, Reason.DryRunFailed, `${describe(refOf(p.obj))}: ${apiMessage(e)}`)
+        this.deps.events.warning(inst, Reason.DryRunFailed, `${describeObject(refOf(p.obj))}: ${apiMessage(e)}`)
         return finish()
       }
     }
@@ -619,16 +615,16 @@ export class InstanceReconciler {
           this.deps.events.normal(
             inst,
             'Reverted',
-            `reverted drift in ${describe(refOf(p.obj))}: ${paths}${changes.length > 10 ? ` and ${changes.length - 10} more` : ''}${after}`,
+            `reverted drift in ${describeObject(refOf(p.obj))}: ${paths}${changes.length > 10 ? ` and ${changes.length - 10} more` : ''}${after}`,
           )
         } else {
           // A new render or a first apply: whatever fight there was is about something else.
           m.fights.delete(p.key)
-          this.deps.events.normal(inst, p.live ? 'Updated' : 'Created', `${p.live ? 'updated' : 'created'} ${describe(refOf(p.obj))}`)
+          this.deps.events.normal(inst, p.live ? 'Updated' : 'Created', `${p.live ? 'updated' : 'created'} ${describeObject(refOf(p.obj))}`)
         }
       } catch (e) {
         failedKeys.add(p.key)
-        applyErrors.push(`${describe(refOf(p.obj))}: ${apiMessage(e)}`)
+        applyErrors.push(`${describeObject(refOf(p.obj))}: ${apiMessage(e)}`)
       }
     }
     if (applyErrors.length > 0) {
@@ -640,20 +636,20 @@ export class InstanceReconciler {
     }
 
     // 10. Orphans: objects of ours that the render no longer names.
-    const desiredKeys = new Set(desired.map((o) => refKey(refOf(o))))
+    const desiredKeys = new Set(desired.map((o) => objectKey(refOf(o))))
     for (const k of m.fights.keys()) if (!desiredKeys.has(k)) m.fights.delete(k)
     const owned = await this.ownedObjects(inst, tracked, guarded)
     const failedDeletes: ResourceReference[] = []
     for (const o of owned.objects) {
-      const k = refKey(refOf(o))
+      const k = objectKey(refOf(o))
       if (desiredKeys.has(k)) continue
       try {
         await this.deleteOwned(o)
         m.applied.delete(k)
-        this.deps.events.normal(inst, 'Pruned', `deleted ${describe(refOf(o))}: no longer rendered`)
+        this.deps.events.normal(inst, 'Pruned', `deleted ${describeObject(refOf(o))}: no longer rendered`)
       } catch (e) {
         failedDeletes.push({ ...refOf(o), status: 'Failed' })
-        this.deps.events.warning(inst, 'DeleteFailed', `could not delete ${describe(refOf(o))}: ${apiMessage(e)}`)
+        this.deps.events.warning(inst, 'DeleteFailed', `could not delete ${describeObject(refOf(o))}: ${apiMessage(e)}`)
       }
     }
     set({ type: C.Applied, status: 'True', reason: Reason.Success, message: `${desired.length} object(s) applied` })
@@ -727,7 +723,7 @@ export class InstanceReconciler {
     inst: TemplateInstance,
     m: Memory,
     key: string,
-    obj: KubeObject,
+    obj: IdentifiedObject,
     e: FightEvent,
     wake: (ms: number) => void,
   ): FightStep {
@@ -735,7 +731,7 @@ export class InstanceReconciler {
     if (r.state) m.fights.set(key, r.state)
     else m.fights.delete(key)
     if (r.recheckMs !== undefined) wake(r.recheckMs)
-    const what = describe(refOf(obj))
+    const what = describeObject(refOf(obj))
     if (r.notice?.kind === 'conflict') {
       this.deps.events.warning(
         inst,
@@ -764,7 +760,7 @@ export class InstanceReconciler {
     prev: TemplateInstanceStatus,
     status: TemplateInstanceStatus,
     known: readonly string[],
-    desired: readonly KubeObject[],
+    desired: readonly IdentifiedObject[],
     /** Set when trackedKinds is to be written (and checked); undefined while the CRD is known to drop it. */
     probeAt: number | undefined,
   ): Promise<{ tracked: string[]; stored?: TemplateInstanceStatus }> {
@@ -825,7 +821,7 @@ export class InstanceReconciler {
     for (const r of outputSourceRefs(base)) {
       const ref = { apiVersion: r.apiVersion, kind: r.kind, name: r.name, ...(r.namespace ? { namespace: r.namespace } : {}) }
       live.set(
-        refKey(ref),
+        objectKey(ref),
         await this.liveObject({
           apiVersion: r.apiVersion,
           kind: r.kind,
@@ -836,46 +832,39 @@ export class InstanceReconciler {
     const out = extractOutputs({
       ...base,
       live: (r) =>
-        live.get(refKey({ apiVersion: r.apiVersion, kind: r.kind, name: r.name, ...(r.namespace ? { namespace: r.namespace } : {}) })),
+        live.get(objectKey({ apiVersion: r.apiVersion, kind: r.kind, name: r.name, ...(r.namespace ? { namespace: r.namespace } : {}) })),
     })
     if (Object.keys(out.values).length > 0) status.outputs = out.values
     else delete status.outputs
     set({ type: C.OutputsResolved, status: out.condition.status, reason: out.condition.reason, message: out.condition.message })
   }
 
-  private resourceRefs(desired: readonly KubeObject[], m: Memory, failed: Set<string>): ResourceReference[] {
+  private resourceRefs(desired: readonly IdentifiedObject[], m: Memory, failed: Set<string>): ResourceReference[] {
     return desired.map((o) => {
       const r = refOf(o)
-      const rec = m.applied.get(refKey(r))
+      const rec = m.applied.get(objectKey(r))
       const ref: ResourceReference = { ...r }
       const generation = rec?.result.metadata.generation
       if (generation !== undefined) ref.observedGeneration = generation
-      if (failed.has(refKey(r))) ref.status = 'Failed'
+      if (failed.has(objectKey(r))) ref.status = 'Failed'
       return ref
     })
   }
 
-  private ownedBy(live: KubeObject, uid: string, instRef: string): boolean {
-    const labelUid = live.metadata.labels?.[LABEL_INSTANCE_UID]
-    if (labelUid !== undefined) return labelUid === uid
-    // The documented adoption path: pre-annotated with this instance's ref.
-    return live.metadata.annotations?.[ANNOTATION_INSTANCE_REF] === instRef
-  }
-
   /** The live object: from the drift watch when it covers it, then from a conflict watch, else a GET. */
-  private async liveObject(obj: KubeObject): Promise<KubeObject | undefined> {
+  private async liveObject(obj: IdentifiedObject): Promise<IdentifiedObject | undefined> {
     const g = trackedKind(obj.apiVersion, obj.kind)
     const watch = this.deps.drift.get(g)
     if (watch && this.deps.drift.state(g).synced) {
       const cached = watch.get(obj.metadata.namespace, obj.metadata.name)
-      if (cached) return { ...(cached as KubeObject), apiVersion: obj.apiVersion, kind: obj.kind }
+      if (cached) return { ...(cached as IdentifiedObject), apiVersion: obj.apiVersion, kind: obj.kind }
       // Not in the label-selected cache: absent, or present without our labels.
     }
-    const ck = refKey(refOf(obj))
+    const ck = objectKey(refOf(obj))
     const byName = this.deps.conflicts.get(ck)
     if (byName && this.deps.conflicts.state(ck).synced) {
       const cached = byName.get(obj.metadata.namespace, obj.metadata.name)
-      return cached ? { ...(cached as KubeObject), apiVersion: obj.apiVersion, kind: obj.kind } : undefined
+      return cached ? { ...(cached as IdentifiedObject), apiVersion: obj.apiVersion, kind: obj.kind } : undefined
     }
     const got = await this.deps.objects.get(refOf(obj))
     return got ? { ...got, apiVersion: obj.apiVersion, kind: obj.kind } : undefined
@@ -888,19 +877,19 @@ export class InstanceReconciler {
    */
   private async maintainFrozen(inst: TemplateInstance, gvks: readonly string[], rendered: readonly ResourceReference[]): Promise<string[]> {
     const { objects } = await this.ownedObjects(inst, gvks, false)
-    const byKey = new Map(objects.map((o) => [refKey(refOf(o)), o]))
+    const byKey = new Map(objects.map((o) => [objectKey(refOf(o)), o]))
     const missing: string[] = []
     for (const r of rendered) {
-      const o = byKey.get(refKey(r))
+      const o = byKey.get(objectKey(r))
       if (!o) {
-        missing.push(describe(r))
+        missing.push(describeObject(r))
         continue
       }
       // Objects frozen after a revert/strict period still carry our finalizer;
       // drop it so that a manual delete is never stuck in Terminating.
       if ((o.metadata.finalizers ?? []).includes(FINALIZER_RESOURCE)) await this.deps.objects.removeFinalizer(o, FINALIZER_RESOURCE)
       if (o.metadata.deletionTimestamp) {
-        missing.push(describe(r))
+        missing.push(describeObject(r))
         continue
       }
       if (o.metadata.labels?.[LABEL_SYNC_MODE] !== 'off') {
@@ -925,12 +914,16 @@ function dropsTrackedKinds(m: Memory, nowMs: number): boolean {
 }
 
 function describeKey(k: string): string {
-  const [, kind = '', ns = '', name = ''] = k.split('|')
-  return describe({ kind, namespace: ns, name })
+  return describeObject(parseObjectKey(k))
 }
 
 /** True when every difference between what we applied and what is live lies in a field our intent sets. */
-function driftOnlyInOwnFields(applied: KubeObject, live: KubeObject, intent: KubeObject, ignore: CompiledIgnore): boolean {
+function driftOnlyInOwnFields(
+  applied: IdentifiedObject,
+  live: IdentifiedObject,
+  intent: IdentifiedObject,
+  ignore: CompiledIgnore,
+): boolean {
   const changes = compare(applied, live, ignore)
   if (changes.length === 0) return false
   return changes.every((c) => c.kind !== 'added' && hasPointer(intent, c.pointer))
@@ -952,6 +945,13 @@ function hasPointer(obj: unknown, pointer: string): boolean {
   return true
 }
 
-export function sourceWatchKey(s: SourceRef): string {
-  return `${s.apiVersion}|${s.kind}|${s.namespace ?? ''}`
+/** Watch keys of parameter sources; a source no API can serve (an invalid apiVersion) has nothing to watch. */
+export function sourceWatchKeys(sources: readonly SourceRef[]): string[] {
+  return sources.flatMap((s) => {
+    try {
+      return [collectionKey(s.apiVersion, s.kind, s.namespace)]
+    } catch {
+      return []
+    }
+  })
 }

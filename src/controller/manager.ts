@@ -10,7 +10,9 @@ import { sameTemplateValidity } from '../api/conditions.ts'
 import type { KubeClient } from '../kube/client.ts'
 import { RestMapper, resourcePath } from '../kube/discovery.ts'
 import { ObjectClient } from '../kube/objects.ts'
-import { Reflector, type KubeObjectLike } from '../kube/reflector.ts'
+import { namespacedKey, parseCollectionKey, parseNamespacedKey, parseObjectKey } from '../api/identity.ts'
+import type { KubeObject } from '../api/meta.ts'
+import { Reflector } from '../kube/reflector.ts'
 import { WorkQueue } from './queue.ts'
 import { runWorkers } from './workers.ts'
 import { createReconcileMetrics } from './metrics.ts'
@@ -37,16 +39,14 @@ export interface ManagerOptions {
   now?: () => Date
 }
 
-interface NamespaceMeta extends KubeObjectLike {
+interface NamespaceMeta extends KubeObject {
   status?: { phase?: string }
 }
 
 /** Drop the bulky parts of managedFields; only who wrote and when is needed (DriftConflict). */
-function slimManagedFields(obj: KubeObjectLike): KubeObjectLike {
-  const meta = obj.metadata as
-    | (KubeObjectLike['metadata'] & { managedFields?: { manager?: string; operation?: string; time?: string; subresource?: string }[] })
-    | undefined
-  if (!meta?.managedFields) return obj
+function slimManagedFields<T extends KubeObject>(obj: KubeObject): T {
+  const meta = obj.metadata
+  if (!meta?.managedFields) return obj as T
   return {
     ...obj,
     metadata: {
@@ -58,27 +58,27 @@ function slimManagedFields(obj: KubeObjectLike): KubeObjectLike {
         ...(f.subresource ? { subresource: f.subresource } : {}),
       })),
     },
-  } as KubeObjectLike
+  } as T
 }
 
-function metadataOnly(obj: KubeObjectLike): KubeObjectLike {
+function metadataOnly(obj: KubeObject): KubeObject {
   const m = obj.metadata ?? {}
-  return { metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion } } as KubeObjectLike
+  return { metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion } } as KubeObject
 }
 
-const keyOf = (ns: string | undefined, name: string | undefined): string => `${ns ?? ''}/${name ?? ''}`
+const keyOf = (ns: string | undefined, name: string | undefined): string => namespacedKey(ns, name ?? '')
 const splitKey = (k: string): [string, string] => {
-  const i = k.indexOf('/')
-  return [k.slice(0, i), k.slice(i + 1)]
+  const { namespace = '', name } = parseNamespacedKey(k)
+  return [namespace, name]
 }
 
 export class Manager {
-  readonly templates: Reflector<Template & KubeObjectLike>
-  readonly instances: Reflector<TemplateInstance & KubeObjectLike>
+  readonly templates: Reflector<Template>
+  readonly instances: Reflector<TemplateInstance>
   readonly namespaces: Reflector<NamespaceMeta>
   readonly drift: WatchRegistry
   readonly sources: WatchRegistry
-  /** Single objects that instances are in an ownership conflict with, keyed by refKey(). */
+  /** Single objects that instances are in an ownership conflict with, keyed by objectKey(). */
   readonly conflicts: WatchRegistry
   readonly orphans: OrphanReleaser
   readonly instanceQueue: WorkQueue<string>
@@ -106,13 +106,13 @@ export class Manager {
       path: `${base}/templates`,
       name: 'templates',
       onRecover,
-      transform: slimManagedFields as (o: KubeObjectLike) => Template & KubeObjectLike,
+      transform: slimManagedFields<Template>,
     })
     this.instances = new Reflector(client, {
       path: `${base}/templateinstances`,
       name: 'templateinstances',
       onRecover,
-      transform: slimManagedFields as (o: KubeObjectLike) => TemplateInstance & KubeObjectLike,
+      transform: slimManagedFields<TemplateInstance>,
     })
     this.namespaces = new Reflector<NamespaceMeta>(client, {
       path: '/api/v1/namespaces',
@@ -145,7 +145,7 @@ export class Manager {
         transform: slimManagedFields,
         stallMs: 90_000,
       })
-      const enqueue = (o: KubeObjectLike): void => {
+      const enqueue = (o: KubeObject): void => {
         const uid = o.metadata?.labels?.[LABEL_INSTANCE_UID]
         const key = uid ? this.uidToKey.get(uid) : undefined
         if (key) this.instanceQueue.add(key)
@@ -164,10 +164,10 @@ export class Manager {
       return r
     })
     this.sources = new WatchRegistry(async (key) => {
-      const [apiVersion = '', kind = '', namespace = ''] = key.split('|')
+      const { apiVersion, kind, namespace } = parseCollectionKey(key)
       const m = await mapper.mapping(apiVersion, kind)
       const r = new Reflector(client, {
-        path: resourcePath(m, namespace || undefined),
+        path: resourcePath(m, namespace),
         name: `source ${key}`,
         onRecover,
         transform: metadataOnly,
@@ -183,10 +183,10 @@ export class Manager {
       return r
     })
     this.conflicts = new WatchRegistry(async (key) => {
-      const [apiVersion = '', kind = '', namespace = '', name = ''] = key.split('|')
+      const { apiVersion, kind, namespace, name } = parseObjectKey(key)
       const m = await mapper.mapping(apiVersion, kind)
       const r = new Reflector(client, {
-        path: resourcePath(m, namespace || undefined),
+        path: resourcePath(m, namespace),
         fieldSelector: `metadata.name=${name}`,
         name: `conflict ${key}`,
         onRecover,
@@ -265,7 +265,7 @@ export class Manager {
       const ref = i.spec?.templateRef
       if (ref) this.templateQueue.add(keyOf(ref.namespace, ref.name))
     })
-    const onTemplate = (t: Template & KubeObjectLike, old?: Template & KubeObjectLike): void => {
+    const onTemplate = (t: Template, old?: Template): void => {
       const key = keyOf(t.metadata?.namespace, t.metadata?.name)
       this.templateQueue.add(key)
       // Instances re-derive Ready when the Template's validity changes (a status-only update).
@@ -289,7 +289,7 @@ export class Manager {
     })
   }
 
-  private onInstance(i: TemplateInstance & KubeObjectLike): void {
+  private onInstance(i: TemplateInstance): void {
     if (i.metadata?.uid) this.uidToKey.set(i.metadata.uid, keyOf(i.metadata.namespace, i.metadata.name))
     this.instanceQueue.add(keyOf(i.metadata?.namespace, i.metadata?.name))
     const ref = i.spec?.templateRef

@@ -11,9 +11,10 @@
 
 import type { Logger } from 'pino'
 import { FINALIZER_RESOURCE, LABEL_INSTANCE_NAME, LABEL_INSTANCE_NAMESPACE, LABEL_INSTANCE_UID } from '../api/names.ts'
-import { parseTrackedKind } from '../api/templateinstance-kinds.ts'
-import type { KubeObjectLike } from '../kube/reflector.ts'
-import type { KubeObject, ObjectClient } from '../kube/objects.ts'
+import { objectKey, parseObjectKey } from '../api/identity.ts'
+import { parseTrackedKind, trackedKind } from '../api/templateinstance-kinds.ts'
+import type { IdentifiedObject, KubeObject } from '../api/meta.ts'
+import type { ObjectClient } from '../kube/objects.ts'
 import type { EventSink } from './instance.ts'
 import type { WorkQueue } from './queue.ts'
 import type { WatchRegistry } from './registry.ts'
@@ -28,24 +29,22 @@ export interface OrphanOwner {
 }
 
 /** The owner of an object that still carries our finalizer while its owner is unknown; undefined for every other object. */
-export function orphanOwner(
-  obj: KubeObjectLike & { metadata?: { finalizers?: string[] } },
-  known: (uid: string) => boolean,
-): OrphanOwner | undefined {
+export function orphanOwner(obj: KubeObject, known: (uid: string) => boolean): OrphanOwner | undefined {
   const labels = obj.metadata?.labels ?? {}
   const uid = labels[LABEL_INSTANCE_UID]
   if (!uid || known(uid) || !(obj.metadata?.finalizers ?? []).includes(FINALIZER_RESOURCE)) return undefined
   return { uid, namespace: labels[LABEL_INSTANCE_NAMESPACE], name: labels[LABEL_INSTANCE_NAME] }
 }
 
-/** Work-queue key of one object of a tracked kind; "|" appears in none of the parts. */
+/** Work-queue key of one object of a tracked kind: its objectKey. */
 export function orphanKey(kind: string, namespace: string | undefined, name: string): string {
-  return `${kind}|${namespace ?? ''}|${name}`
+  const { apiVersion, kind: k } = parseTrackedKind(kind)
+  return objectKey({ apiVersion, kind: k, name, ...(namespace ? { namespace } : {}) })
 }
 
 export function parseOrphanKey(key: string): { kind: string; namespace: string | undefined; name: string } {
-  const [kind = '', namespace = '', name = ''] = key.split('|')
-  return { kind, namespace: namespace || undefined, name }
+  const ref = parseObjectKey(key)
+  return { kind: trackedKind(ref.apiVersion, ref.kind), namespace: ref.namespace, name: ref.name }
 }
 
 export interface OrphanReleaserDeps {
@@ -83,7 +82,7 @@ export class OrphanReleaser {
   }
 
   /** Called for every object event of a drift watch. */
-  observe(kind: string, obj: KubeObjectLike): void {
+  observe(kind: string, obj: KubeObject): void {
     const name = obj.metadata?.name
     if (name && orphanOwner(obj, (uid) => this.deps.knownUid(uid))) this.deps.queue.add(orphanKey(kind, obj.metadata?.namespace, name))
     this.settle(kind)
@@ -114,7 +113,7 @@ export class OrphanReleaser {
     const { apiVersion, kind } = parseTrackedKind(tracked)
     const cached = this.deps.drift.get(tracked)?.get(namespace, name)
     const obj = cached
-      ? ({ ...(cached as KubeObject), apiVersion, kind } as KubeObject)
+      ? ({ ...(cached as IdentifiedObject), apiVersion, kind } as IdentifiedObject)
       : await this.deps.objects.get({ apiVersion, kind, name, ...(namespace ? { namespace } : {}) })
     if (!obj) return
     const owner = orphanOwner(obj, (uid) => this.deps.knownUid(uid))

@@ -6,15 +6,7 @@
 import type { Template } from '../api/template.ts'
 import type { TemplateInstance, ResolvedParameter } from '../api/templateinstance.ts'
 import type { SyncMode } from '../api/names.ts'
-import type { KubeObject } from '../kube/objects.ts'
-
-/** An object a parameter reads; watched so that a change re-reconciles the instance. */
-export interface SourceRef {
-  apiVersion: string
-  kind: string
-  namespace?: string
-  name?: string
-}
+import type { IdentifiedObject, SourceRef } from '../api/meta.ts'
 
 export type ParameterOutcome =
   | { ok: true; values: Record<string, unknown>; resolved: ResolvedParameter[]; sources: SourceRef[] }
@@ -25,7 +17,9 @@ export type ParameterOutcome =
  * prune, drift protection, outputs) sees only the objects, never their source.
  * A failure may ask to be retried (a chart repository that did not answer).
  */
-export type RenderOutcome = { ok: true; objects: KubeObject[] } | { ok: false; reason: string; message: string; retryAfterMs?: number }
+export type RenderOutcome =
+  | { ok: true; objects: IdentifiedObject[] }
+  | { ok: false; reason: string; message: string; retryAfterMs?: number }
 
 export type PolicyOutcome = { allowed: true } | { allowed: false; reason: string; message: string }
 
@@ -39,7 +33,7 @@ export interface RenderPipeline {
   checkTargetNamespace(template: Template, namespace: string, namespaceLabels: Record<string, string> | undefined): PolicyOutcome
   resolveParameters(template: Template, instance: TemplateInstance): Promise<ParameterOutcome>
   render(template: Template, instance: TemplateInstance, values: Record<string, unknown>): Promise<RenderOutcome>
-  stamp(obj: KubeObject, owner: OwnerIdentity, mode: SyncMode): KubeObject
+  stamp(obj: IdentifiedObject, owner: OwnerIdentity, mode: SyncMode): IdentifiedObject
 }
 
 export type TemplateCheck = { ok: true } | { ok: false; reason: string; message: string }

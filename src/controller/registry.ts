@@ -4,7 +4,8 @@
 // its last owner lets go. Entries are identity-checked on removal, so a stop
 // that finishes late never removes a newer watch for the same key.
 
-import type { Reflector, KubeObjectLike } from '../kube/reflector.ts'
+import type { KubeObject } from '../api/meta.ts'
+import type { Reflector } from '../kube/reflector.ts'
 
 export interface WatchState {
   key: string
@@ -14,7 +15,7 @@ export interface WatchState {
   owners: number
 }
 
-export class WatchRegistry<T extends KubeObjectLike = KubeObjectLike> {
+export class WatchRegistry<T extends KubeObject = KubeObject> {
   private readonly factory: (key: string) => Reflector<T> | Promise<Reflector<T>>
   private readonly watches = new Map<string, Promise<Reflector<T>>>()
   private readonly settled = new Map<string, Reflector<T>>()

@@ -2,45 +2,12 @@
 // (optionally dry-run), delete, and finalizer removal. Paths come from the
 // RestMapper, bodies stay raw JSON.
 
+import { refOf } from '../api/identity.ts'
+import type { IdentifiedObject, ObjectRef } from '../api/meta.ts'
 import type { KubeClient, Query } from './client.ts'
 import { CONTENT_APPLY, CONTENT_JSON_PATCH } from './client.ts'
 import { isNotFound } from './errors.ts'
 import { type RestMapper, type ResourceMapping, resourcePath } from './discovery.ts'
-
-export interface KubeObject {
-  apiVersion: string
-  kind: string
-  metadata: {
-    name: string
-    namespace?: string
-    uid?: string
-    resourceVersion?: string
-    generation?: number
-    labels?: Record<string, string>
-    annotations?: Record<string, string>
-    finalizers?: string[]
-    deletionTimestamp?: string
-    managedFields?: ManagedFieldsEntry[]
-    [k: string]: unknown
-  }
-  [k: string]: unknown
-}
-
-export interface ManagedFieldsEntry {
-  manager?: string
-  operation?: string
-  apiVersion?: string
-  time?: string
-  subresource?: string
-  fieldsV1?: Record<string, unknown>
-}
-
-export interface ObjectRef {
-  apiVersion: string
-  kind: string
-  name: string
-  namespace?: string
-}
 
 export interface ApplyOptions {
   fieldManager: string
@@ -66,18 +33,18 @@ export class ObjectClient {
     return resourcePath(m, ref.namespace, withName ? ref.name : undefined)
   }
 
-  async get(ref: ObjectRef): Promise<KubeObject | undefined> {
-    return this.client.getOrUndefined<KubeObject>(await this.path(ref))
+  async get(ref: ObjectRef): Promise<IdentifiedObject | undefined> {
+    return this.client.getOrUndefined<IdentifiedObject>(await this.path(ref))
   }
 
   /** Lists across all namespaces (or one) with a label selector; follows pagination. */
-  async list(apiVersion: string, kind: string, opts: { namespace?: string; labelSelector?: string } = {}): Promise<KubeObject[]> {
+  async list(apiVersion: string, kind: string, opts: { namespace?: string; labelSelector?: string } = {}): Promise<IdentifiedObject[]> {
     const m = await this.mapper.mapping(apiVersion, kind)
     const path = resourcePath(m, opts.namespace)
-    const out: KubeObject[] = []
+    const out: IdentifiedObject[] = []
     let cont: string | undefined
     do {
-      const page = await this.client.get<{ items?: KubeObject[]; metadata?: { continue?: string } }>(path, {
+      const page = await this.client.get<{ items?: IdentifiedObject[]; metadata?: { continue?: string } }>(path, {
         labelSelector: opts.labelSelector,
         limit: 500,
         continue: cont,
@@ -89,16 +56,11 @@ export class ObjectClient {
   }
 
   /** Server-side apply of an intent object; returns the resulting (or would-be) object. */
-  async apply(obj: KubeObject, opts: ApplyOptions): Promise<KubeObject> {
-    const path = await this.path({
-      apiVersion: obj.apiVersion,
-      kind: obj.kind,
-      name: obj.metadata.name,
-      ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}),
-    })
+  async apply(obj: IdentifiedObject, opts: ApplyOptions): Promise<IdentifiedObject> {
+    const path = await this.path(refOf(obj))
     const query: Query = { fieldManager: opts.fieldManager, force: opts.force ?? true }
     if (opts.dryRun) query.dryRun = 'All'
-    return this.client.request<KubeObject>('PATCH', path, { body: obj, contentType: CONTENT_APPLY, query })
+    return this.client.request<IdentifiedObject>('PATCH', path, { body: obj, contentType: CONTENT_APPLY, query })
   }
 
   /** Deletes an object; a missing object is not an error. Returns false when it was already gone. */
@@ -125,16 +87,11 @@ export class ObjectClient {
    * Removes one finalizer with a JSON patch guarded by a test on the exact
    * finalizers list, so a concurrent change is never overwritten.
    */
-  async removeFinalizer(obj: KubeObject, finalizer: string): Promise<void> {
+  async removeFinalizer(obj: IdentifiedObject, finalizer: string): Promise<void> {
     const list = obj.metadata.finalizers ?? []
     const idx = list.indexOf(finalizer)
     if (idx < 0) return
-    const path = await this.path({
-      apiVersion: obj.apiVersion,
-      kind: obj.kind,
-      name: obj.metadata.name,
-      ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}),
-    })
+    const path = await this.path(refOf(obj))
     const patch = [
       { op: 'test', path: `/metadata/finalizers/${idx}`, value: finalizer },
       { op: 'remove', path: `/metadata/finalizers/${idx}` },

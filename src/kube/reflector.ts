@@ -8,27 +8,11 @@
 // Handlers are synchronous and should only enqueue work.
 
 import { EventEmitter } from 'node:events'
+import type { KubeObject } from '../api/meta.ts'
 import { ACCEPT_METADATA, ACCEPT_METADATA_LIST, type KubeClient, type WatchEvent } from './client.ts'
 import { KubeApiError } from './errors.ts'
 import { deepFreeze } from './freeze.ts'
-import { objectKey, ObjectStore } from './store.ts'
-
-export interface ObjectMetaLike {
-  name?: string
-  namespace?: string
-  uid?: string
-  resourceVersion?: string
-  labels?: Record<string, string>
-  annotations?: Record<string, string>
-  deletionTimestamp?: string
-  generation?: number
-}
-
-export interface KubeObjectLike {
-  apiVersion?: string
-  kind?: string
-  metadata?: ObjectMetaLike
-}
+import { ObjectStore, storeKey } from './store.ts'
 
 export interface ReflectorOptions<T> {
   /** Collection path, e.g. /apis/templates.v2.stakater.com/v2alpha1/templates (all namespaces). */
@@ -36,7 +20,7 @@ export interface ReflectorOptions<T> {
   labelSelector?: string
   fieldSelector?: string
   /** Applied to every object before it is cached (e.g. drop managedFields). */
-  transform?: (obj: KubeObjectLike) => T
+  transform?: (obj: KubeObject) => T
   /** Server-side watch timeout range in seconds; a random value in it is used per watch. */
   watchTimeoutSeconds?: [number, number]
   /** Abort a watch that delivered nothing (not even a bookmark) for this long. */
@@ -67,7 +51,7 @@ export interface ReflectorEvents<T> {
 
 interface ListResponse {
   metadata?: { resourceVersion?: string; continue?: string }
-  items?: KubeObjectLike[]
+  items?: KubeObject[]
 }
 
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
@@ -82,7 +66,7 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
     signal.addEventListener('abort', done, { once: true })
   })
 
-export class Reflector<T extends KubeObjectLike = KubeObjectLike> {
+export class Reflector<T extends KubeObject = KubeObject> {
   private readonly client: KubeClient
   private readonly opts: Required<
     Omit<ReflectorOptions<T>, 'labelSelector' | 'fieldSelector' | 'transform' | 'onRecover' | 'metadataOnly' | 'parseWatchLine'>
@@ -180,7 +164,7 @@ export class Reflector<T extends KubeObjectLike = KubeObjectLike> {
     this.currentWatch?.abort()
   }
 
-  private prepare(raw: KubeObjectLike): T {
+  private prepare(raw: KubeObject): T {
     const obj = this.opts.transform ? this.opts.transform(raw) : (raw as T)
     return deepFreeze(obj)
   }
@@ -212,7 +196,7 @@ export class Reflector<T extends KubeObjectLike = KubeObjectLike> {
       })
       for (const item of page.items ?? []) {
         const obj = this.prepare(item)
-        fresh.set(objectKey(obj), obj)
+        fresh.set(storeKey(obj), obj)
       }
       cont = page.metadata?.continue || undefined
       rv = page.metadata?.resourceVersion ?? rv
@@ -247,14 +231,14 @@ export class Reflector<T extends KubeObjectLike = KubeObjectLike> {
       if (code === 410) return 'gone'
       throw new Error(`${this.opts.name}: watch error event: ${JSON.stringify(ev.object).slice(0, 300)}`)
     }
-    const rv = (ev.object as KubeObjectLike).metadata?.resourceVersion
+    const rv = (ev.object as KubeObject).metadata?.resourceVersion
     if (ev.type === 'BOOKMARK') {
       if (rv) this.resourceVersion = rv
       return 'ok'
     }
-    const obj = this.prepare(ev.object as KubeObjectLike)
+    const obj = this.prepare(ev.object as KubeObject)
     if (ev.type === 'DELETED') {
-      const old = this.store.delete(objectKey(obj))
+      const old = this.store.delete(storeKey(obj))
       this.emit('delete', old ?? obj)
     } else {
       const old = this.store.put(obj)

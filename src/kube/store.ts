@@ -4,14 +4,15 @@
 // request; building the "namespace/name" string and hashing it anew each time
 // cost about three times as much as two lookups of strings it already has.
 
+import { namespacedKey } from '../api/identity.ts'
 import type { KubeObject } from '../api/meta.ts'
 
 /** What the store reads of an object: its metadata's namespace and name. */
 type StoredObject = Pick<KubeObject, 'metadata'>
 
-export function objectKey(obj: StoredObject): string {
-  const m = obj.metadata ?? {}
-  return m.namespace ? `${m.namespace}/${m.name ?? ''}` : (m.name ?? '')
+/** The key an object is stored under: the namespacedKey of its metadata. */
+export function storeKey(obj: StoredObject): string {
+  return namespacedKey(obj.metadata?.namespace, obj.metadata?.name ?? '')
 }
 
 export class ObjectStore<T extends StoredObject> {
@@ -19,9 +20,9 @@ export class ObjectStore<T extends StoredObject> {
   /** namespace ("" for cluster-scoped) -> name -> object. */
   private readonly byNamespace = new Map<string, Map<string, T>>()
 
-  /** Stores obj under its own key (objectKey) and returns the object it replaced. */
+  /** Stores obj under its own key (storeKey) and returns the object it replaced. */
   put(obj: T): T | undefined {
-    const key = objectKey(obj)
+    const key = storeKey(obj)
     const old = this.byKey.get(key)
     this.byKey.set(key, obj)
     const namespace = obj.metadata?.namespace ?? ''

@@ -19,7 +19,8 @@ import { matchesLabelSelector, validateLabelSelector } from '../render/selector.
 import { templateScope, type TemplateScope } from './context.ts'
 import { describeRef, outputLabel, resolveSource } from './sources.ts'
 import { OutputTemplateError, parseSingleExpression, parseTemplate, type TemplatePart } from './template.ts'
-import type { ExtractInput, ExtractResult, OutputFailureReason, OutputObjectRef, OutputProblem } from './types.ts'
+import type { ObjectRef } from '../api/meta.ts'
+import type { ExtractInput, ExtractResult, OutputFailureReason, OutputProblem } from './types.ts'
 import { byteLength, renderTemplate, selectNodes } from './values.ts'
 
 export { outputSourceRefs } from './sources.ts'
@@ -93,7 +94,7 @@ function collectTargets(output: TemplateOutput, input: ExtractInput, scope: Temp
   }
   const keyParts = parseKeyTemplate(output, report)
   if (keyParts === null) return undefined
-  const gone = (ref: OutputObjectRef): void =>
+  const gone = (ref: ObjectRef): void =>
     report(Reason.OutputSourceNotFound, `${label}: ${describeRef(ref)} is rendered by this instance but does not exist in the cluster`)
 
   if (source.mode === 'from') {
@@ -120,7 +121,7 @@ function collectTargets(output: TemplateOutput, input: ExtractInput, scope: Temp
       return undefined
     }
   }
-  const matched: { ref: OutputObjectRef; object: object }[] = []
+  const matched: { ref: ObjectRef; object: object }[] = []
   let missing = 0
   for (const ref of source.refs) {
     const object = input.live(ref)

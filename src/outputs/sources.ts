@@ -6,7 +6,9 @@ import { Reason } from '../api/conditions.ts'
 import type { TemplateOutput } from '../api/template.ts'
 import { templateScope, type TemplateScope } from './context.ts'
 import { OutputTemplateError, parseTemplate } from './template.ts'
-import type { ExtractInput, OutputFailureReason, OutputObjectRef } from './types.ts'
+import { objectKey } from '../api/identity.ts'
+import type { ObjectRef } from '../api/meta.ts'
+import type { ExtractInput, OutputFailureReason } from './types.ts'
 import { renderTemplate } from './values.ts'
 
 export interface SourceFailure {
@@ -15,23 +17,19 @@ export interface SourceFailure {
 }
 
 export type SourceResolution =
-  | { readonly ok: true; readonly mode: 'from'; readonly ref: OutputObjectRef }
+  | { readonly ok: true; readonly mode: 'from'; readonly ref: ObjectRef }
   | {
       readonly ok: true
       readonly mode: 'fromAll'
       /** Every rendered object of the kind (and namespace); the selector is applied to the live objects later. */
-      readonly refs: readonly OutputObjectRef[]
+      readonly refs: readonly ObjectRef[]
       /** The source in words, for messages. */
       readonly describe: string
     }
   | ({ readonly ok: false } & SourceFailure)
 
-export function describeRef(ref: OutputObjectRef): string {
+export function describeRef(ref: ObjectRef): string {
   return `${ref.apiVersion} ${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}`
-}
-
-export function refKey(ref: OutputObjectRef): string {
-  return `${ref.apiVersion}|${ref.kind}|${ref.namespace ?? ''}|${ref.name}`
 }
 
 export function isSecretKind(apiVersion: string, kind: string): boolean {
@@ -47,7 +45,7 @@ export function resolveSource(
   output: TemplateOutput,
   scope: TemplateScope,
   instanceNamespace: string,
-  rendered: readonly OutputObjectRef[],
+  rendered: readonly ObjectRef[],
 ): SourceResolution {
   const label = outputLabel(output)
   const fail = (reason: OutputFailureReason, message: string): SourceResolution => ({ ok: false, reason, message: `${label}: ${message}` })
@@ -72,7 +70,7 @@ export function resolveSource(
     const explicit = from.namespace !== undefined && from.namespace !== ''
     const ns = explicit ? renderName(from.namespace ?? '', `${which}.namespace`, scope) : { ok: true as const, text: instanceNamespace }
     if (!ns.ok) return fail(ns.reason, ns.message)
-    const same = (r: OutputObjectRef): boolean => r.apiVersion === from.apiVersion && r.kind === from.kind && r.name === name.text
+    const same = (r: ObjectRef): boolean => r.apiVersion === from.apiVersion && r.kind === from.kind && r.name === name.text
     // Without from.namespace a cluster-scoped object (rendered without a namespace) matches too.
     const ref =
       rendered.find((r) => same(r) && (r.namespace ?? '') === ns.text) ??
@@ -125,17 +123,17 @@ function renderName(template: string, what: string, scope: TemplateScope): NameR
  * order and without duplicates: what a caller fetches (or watches) first.
  * Outputs that cannot be resolved and Secret sources contribute nothing.
  */
-export function outputSourceRefs(input: Omit<ExtractInput, 'live'>): OutputObjectRef[] {
+export function outputSourceRefs(input: Omit<ExtractInput, 'live'>): ObjectRef[] {
   const scope = templateScope(input)
   const wanted = new Set<string>()
   for (const output of input.outputs) {
     const r = resolveSource(output, scope, input.context.instance.namespace, input.rendered)
     if (!r.ok) continue
-    for (const ref of r.mode === 'from' ? [r.ref] : r.refs) wanted.add(refKey(ref))
+    for (const ref of r.mode === 'from' ? [r.ref] : r.refs) wanted.add(objectKey(ref))
   }
-  const out: OutputObjectRef[] = []
+  const out: ObjectRef[] = []
   for (const r of input.rendered) {
-    const key = refKey(r)
+    const key = objectKey(r)
     if (!wanted.delete(key)) continue
     out.push(r)
   }

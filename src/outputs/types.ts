@@ -1,16 +1,9 @@
 // Inputs and results of output extraction (docs/api-outputs.md).
 
 import type { Reason } from '../api/conditions.ts'
+import type { ObjectRef } from '../api/meta.ts'
 import type { TemplateOutput } from '../api/template.ts'
 import type { OutputValues, ResolvedParameter } from '../api/templateinstance.ts'
-
-/** A rendered object's identity; namespace absent or empty for cluster-scoped kinds. */
-export interface OutputObjectRef {
-  readonly apiVersion: string
-  readonly kind: string
-  readonly name: string
-  readonly namespace?: string
-}
 
 /** The render context that source names and keys are templated over. */
 export interface OutputContext {
@@ -37,9 +30,9 @@ export interface ExtractInput {
   /** Names of the Template's parameters with exposeInStatus: true; sharpens the frozen-instance message. */
   readonly exposedParameters: ReadonlySet<string>
   /** The objects of the current render (frozen: status.renderedResources). Only these can be sources. */
-  readonly rendered: readonly OutputObjectRef[]
+  readonly rendered: readonly ObjectRef[]
   /** The live object for a rendered ref, or undefined when it does not exist. Never called for a Secret. */
-  readonly live: (ref: OutputObjectRef) => object | undefined
+  readonly live: (ref: ObjectRef) => object | undefined
 }
 
 export type OutputFailureReason =

@@ -21,9 +21,8 @@ import { type ChartFetcher, createChartFetcher, type FetchedChart } from '../hel
 import type { KubeClient } from '../kube/client.ts'
 import { KubeApiError } from '../kube/errors.ts'
 import type { RestMapper } from '../kube/discovery.ts'
-import type { KubeObject } from '../kube/objects.ts'
 import { type ChartRenderFn, describeChart, helmManifests, helmVersionOf, renderHelmChart } from '../render/helm.ts'
-import { parseGvkString } from '../render/identity.ts'
+import { parseGvkString } from '../api/identity.ts'
 import type { ParamValue } from '../render/types.ts'
 import { compileValuesTemplate } from '../render/values-template.ts'
 import { clusterCapabilities } from './capabilities.ts'
@@ -206,7 +205,7 @@ export async function renderHelmTemplate(
     objects = helmManifests(rendered.result, spec.chart.repository, namespace, lookup)
   }
   if (!objects.ok) return { ok: false, reason: objects.reason, message: objects.message }
-  return { ok: true, objects: objects.objects.map((o) => o.object as KubeObject) }
+  return { ok: true, objects: objects.objects.map((o) => o.object) }
 }
 
 /** spec.helm's part of Valid: the valuesTemplate parses. */

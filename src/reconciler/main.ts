@@ -10,7 +10,8 @@ import { KubeClient } from '../kube/client.ts'
 import { LeaderElector } from '../kube/lease.ts'
 import { EventRecorder } from '../kube/events.ts'
 import { Manager } from '../controller/manager.ts'
-import { DEFAULT_INSTANCE_OPTIONS, type EventSink, type KubeObjectRef } from '../controller/instance.ts'
+import type { KubeObject } from '../api/meta.ts'
+import { DEFAULT_INSTANCE_OPTIONS, type EventSink } from '../controller/instance.ts'
 import { buildHealthApp } from '../telemetry/health.ts'
 import { logTo } from '../telemetry/log.ts'
 import { createProcessRegistry } from '../telemetry/metrics.ts'
@@ -117,7 +118,7 @@ export function parseReconcilerConfig(argv: readonly string[], env: Readonly<Rec
 }
 
 export function eventSink(recorder: EventRecorder): EventSink {
-  const involved = (o: KubeObjectRef): { apiVersion: string; kind: string; name: string; namespace?: string; uid?: string } => ({
+  const involved = (o: KubeObject): { apiVersion: string; kind: string; name: string; namespace?: string; uid?: string } => ({
     apiVersion: o.apiVersion ?? '',
     kind: o.kind ?? '',
     name: o.metadata?.name ?? '',

@@ -6,15 +6,14 @@
 import type { Template } from '../api/template.ts'
 import type { TemplateInstance } from '../api/templateinstance.ts'
 import { Reason } from '../api/conditions.ts'
-import { FINALIZER_RESOURCE } from '../api/names.ts'
 import type { KubeClient } from '../kube/client.ts'
 import { RestMapper } from '../kube/discovery.ts'
-import type { KubeObject } from '../kube/objects.ts'
+import type { IdentifiedObject } from '../api/meta.ts'
+import { stampOwnership } from '../api/ownership.ts'
 import { validateIgnoreFields } from '../fieldpath/compile.ts'
 import { ParseError, type ParsedTemplate } from '../gotemplate/index.ts'
 import { resolveParameters } from '../render/params.ts'
 import { checkTargetNamespace } from '../render/targetns.ts'
-import { stampOwnership } from '../render/stamp.ts'
 import { renderInstance, compileTemplate } from '../render/render.ts'
 import type { ParamValue } from '../render/types.ts'
 import type { DryRunCheck, RenderPipeline, TemplateValidator, RenderOutcome } from '../controller/pipeline.ts'
@@ -28,7 +27,7 @@ import {
   validateHelmSpec,
   ValuesTemplateCache,
 } from './helm.ts'
-import { parseGvkString } from '../render/identity.ts'
+import { parseGvkString } from '../api/identity.ts'
 
 /** Parsed bodies, keyed by Template uid and generation (a new generation parses again). */
 class TemplateCache {
@@ -71,7 +70,7 @@ function renderWith(
   })
   if (!result.ok) return { ok: false, reason: result.reason, message: result.message }
   for (const k of result.unknownKinds) unknown.add(k)
-  return { ok: true, objects: result.objects.map((o) => o.object as KubeObject) }
+  return { ok: true, objects: result.objects.map((o) => o.object as IdentifiedObject) }
 }
 
 export function createRenderPipeline(client: KubeClient, helm: HelmSupport): RenderPipeline {
@@ -84,15 +83,9 @@ export function createRenderPipeline(client: KubeClient, helm: HelmSupport): Ren
     checkTargetNamespace: (template, namespace, labels) => checkTargetNamespace(template, namespace, labels),
     resolveParameters: async (template, instance) => {
       const r = await resolveParameters({ template, instance, sources })
-      const refs = r.sources.map((s) => ({
-        apiVersion: s.apiVersion,
-        kind: s.kind,
-        ...(s.namespace !== undefined ? { namespace: s.namespace } : {}),
-        ...(s.name !== undefined ? { name: s.name } : {}),
-      }))
       return r.ok
-        ? { ok: true, values: r.values, resolved: r.resolved, sources: refs }
-        : { ok: false, reason: r.reason, message: r.message, sources: refs }
+        ? { ok: true, values: r.values, resolved: r.resolved, sources: r.sources }
+        : { ok: false, reason: r.reason, message: r.message, sources: r.sources }
     },
     render: async (template, instance, values) => {
       if (template.spec.helm !== undefined) {
@@ -108,18 +101,7 @@ export function createRenderPipeline(client: KubeClient, helm: HelmSupport): Ren
       }
       return renderWith(template, instance, values as Record<string, ParamValue>, cache, mapper, new Set())
     },
-    stamp: (obj, owner, mode) => {
-      const stamped = stampOwnership(obj, owner, mode) as KubeObject
-      // Under off nothing guards the object after the freeze, so it must not
-      // carry our finalizer: a manual delete then completes at once instead of
-      // waiting for a reconcile that a frozen instance may never run.
-      if (mode === 'off') {
-        const rest = (stamped.metadata.finalizers ?? []).filter((f) => f !== FINALIZER_RESOURCE)
-        if (rest.length > 0) stamped.metadata.finalizers = rest
-        else delete stamped.metadata.finalizers
-      }
-      return stamped
-    },
+    stamp: (obj, owner, mode) => stampOwnership(obj, owner, mode),
   }
 }
 

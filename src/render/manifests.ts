@@ -3,8 +3,8 @@
 // duplicate detection. Pure: the API's scope knowledge comes in as a function.
 
 import { LIMITS } from '../api/schema.ts'
-import { gvkString, IdentityError, resourceKey, splitApiVersion } from './identity.ts'
-import type { Manifest, ObjectRef } from './types.ts'
+import { gvkString, IdentityError, objectKey, parseApiVersion } from '../api/identity.ts'
+import type { IdentifiedObject, ObjectRef } from '../api/meta.ts'
 
 /** A decoded document to check: one of a rendered YAML stream (YamlDocument), or of a chart template. */
 export interface ManifestDocument {
@@ -19,10 +19,10 @@ export interface ManifestDocument {
 
 export interface RenderedObject {
   /** The manifest, metadata.namespace defaulted for namespaced kinds. Owned by the caller. */
-  readonly object: Manifest
+  readonly object: IdentifiedObject
   /** Identity as status.renderedResources records it (no namespace for cluster-scoped kinds). */
   readonly ref: ObjectRef
-  /** resourceKey(ref). */
+  /** objectKey(ref). */
   readonly key: string
   /** gvkString: `apps/v1/Deployment`, core `/v1/ConfigMap`. */
   readonly gvk: string
@@ -77,13 +77,13 @@ export function toRenderedObjects(
     const rendered: RenderedObject = {
       object: obj,
       ref,
-      key: resourceKey(ref),
+      key: objectKey(ref),
       gvk: gvkString(apiVersion, kind),
       namespaced,
       document: doc.document,
     }
     // One object in the cluster whatever the version it is written in, so the version is not part of this check.
-    const sameObject = `${splitApiVersion(apiVersion).group}/${kind}/${namespace ?? ''}/${obj.metadata.name}`
+    const sameObject = `${parseApiVersion(apiVersion).group}/${kind}/${namespace ?? ''}/${obj.metadata.name}`
     const earlier = seen.get(sameObject)
     if (earlier !== undefined) {
       const from = earlier.source === undefined || doc.source === undefined ? '' : ` (${earlier.source}, ${doc.source})`
@@ -102,7 +102,7 @@ function describeRef(ref: ObjectRef): string {
 }
 
 /** Validates one document and returns it typed; metadata.namespace "" or null is normalized to absent. */
-function toManifest(doc: ManifestDocument): Manifest {
+function toManifest(doc: ManifestDocument): IdentifiedObject {
   const origin = doc.source ?? `line ${doc.line ?? 1}`
   const where = (what?: string): string => `rendered document ${doc.document} (${origin}${what === undefined ? '' : `, ${what}`})`
   const v = doc.value
@@ -134,7 +134,7 @@ function toManifest(doc: ManifestDocument): Manifest {
       `${where(`${what} ${name}`)}: metadata.namespace ${JSON.stringify(namespace)} is not a namespace name${yaml11Hint(namespace)}`,
     )
   }
-  return v as Manifest
+  return v as IdentifiedObject
 }
 
 /** Unquoted y, n, yes, no, on, off and numbers are not strings in YAML 1.1; say so where a name was expected. */

@@ -7,6 +7,7 @@
 // renders. Source reads go through ParameterSources, so this file stays pure
 // apart from awaiting them.
 
+import type { SourceRef } from '../api/meta.ts'
 import type { Template, TemplateParameterDefinition } from '../api/template.ts'
 import type { ObjectFieldRef, ResolvedParameter, TemplateInstance, TemplateParameter, ValueFrom } from '../api/templateinstance.ts'
 import { JsonPathError, parseObjectFieldPath } from './jsonpath.ts'
@@ -15,19 +16,14 @@ import { SourceError } from './sources.ts'
 import type { ParameterSources } from './sources.ts'
 import type { ParamValue } from './types.ts'
 
-/** One object the instance reads a parameter from; the reconciler watches these. */
-export interface SourceRef {
+/**
+ * What one parameter reads; the reconciler watches these. The namespace
+ * defaults to the instance namespace, except for an objectFieldRef LIST
+ * without a namespace, which covers every namespace (no value here); it is
+ * ignored for a cluster-scoped kind. The name is absent for a LIST.
+ */
+export interface ParameterSource extends SourceRef {
   readonly parameter: string
-  readonly apiVersion: string
-  readonly kind: string
-  /**
-   * Where to look for a namespaced kind (ignore it for a cluster-scoped one).
-   * Defaults to the instance namespace, except for an objectFieldRef LIST
-   * without a namespace, which covers every namespace (no value here).
-   */
-  readonly namespace?: string
-  /** Absent for an objectFieldRef LIST. */
-  readonly name?: string
 }
 
 export type ParameterFailureReason = 'InvalidParameter' | 'OverrideNotAllowed' | 'ParameterResolutionFailed'
@@ -39,7 +35,7 @@ export type ParameterResult =
       readonly values: Record<string, ParamValue>
       /** status.resolvedParameters, in declaration order. */
       readonly resolved: ResolvedParameter[]
-      readonly sources: SourceRef[]
+      readonly sources: ParameterSource[]
     }
   | {
       readonly ok: false
@@ -48,7 +44,7 @@ export type ParameterResult =
       /** The parameter the message is about, when there is one. */
       readonly parameter?: string
       /** Also on failure, so a missing source is watched and its creation heals the instance. */
-      readonly sources: SourceRef[]
+      readonly sources: ParameterSource[]
     }
 
 export interface ParameterInput {
@@ -274,8 +270,8 @@ function collectSources(
   entries: readonly TemplateParameter[],
   decls: ReadonlyMap<string, TemplateParameterDefinition>,
   instanceNamespace: string,
-): SourceRef[] {
-  const out: SourceRef[] = []
+): ParameterSource[] {
+  const out: ParameterSource[] = []
   for (const e of entries) {
     const decl = decls.get(e.name)
     const vf = e.valueFrom
@@ -289,7 +285,7 @@ function collectSources(
       out.push({ parameter, apiVersion: 'v1', kind: 'ConfigMap', namespace: r.namespace || instanceNamespace, name: r.name })
     } else if (vf.objectFieldRef) {
       const r = vf.objectFieldRef
-      const ref: { -readonly [K in keyof SourceRef]: SourceRef[K] } = { parameter, apiVersion: r.apiVersion, kind: r.kind }
+      const ref: { -readonly [K in keyof ParameterSource]: ParameterSource[K] } = { parameter, apiVersion: r.apiVersion, kind: r.kind }
       if (r.namespace) ref.namespace = r.namespace
       else if (r.name) ref.namespace = instanceNamespace
       if (r.name) ref.name = r.name

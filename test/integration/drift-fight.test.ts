@@ -18,7 +18,7 @@ import {
   type RunningManager,
 } from './helpers/operator.ts'
 import { CONTENT_MERGE } from '../../src/kube/client.ts'
-import type { KubeObject } from '../../src/kube/objects.ts'
+import type { IdentifiedObject } from '../../src/api/meta.ts'
 import { DEFAULT_INSTANCE_OPTIONS } from '../../src/controller/instance.ts'
 
 const client = adminClient()
@@ -27,7 +27,7 @@ t.teardown(() => client.close())
 
 const cmPath = (ns: string, name = 'app'): string => `/api/v1/namespaces/${ns}/configmaps/${name}`
 const colorOf = async (ns: string): Promise<string | undefined> =>
-  ((await client.getOrUndefined<KubeObject>(cmPath(ns)))?.data as Record<string, string> | undefined)?.color
+  ((await client.getOrUndefined<IdentifiedObject>(cmPath(ns)))?.data as Record<string, string> | undefined)?.color
 const setColor = (ns: string, color: string, manager: string): Promise<unknown> =>
   client.request('PATCH', cmPath(ns), { body: { data: { color } }, contentType: CONTENT_MERGE, query: { fieldManager: manager } })
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))

@@ -20,7 +20,7 @@ import {
   type RunningManager,
 } from './helpers/operator.ts'
 import { CONTENT_APPLY, CONTENT_MERGE } from '../../src/kube/client.ts'
-import type { KubeObject } from '../../src/kube/objects.ts'
+import type { IdentifiedObject } from '../../src/api/meta.ts'
 
 const client = adminClient()
 let op: RunningManager
@@ -34,11 +34,15 @@ t.teardown(async () => {
 })
 
 const cmPath = (ns: string, name = ''): string => `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ''}`
-const getCm = (ns: string, name: string): Promise<KubeObject | undefined> => client.getOrUndefined<KubeObject>(cmPath(ns, name))
+const getCm = (ns: string, name: string): Promise<IdentifiedObject | undefined> => client.getOrUndefined<IdentifiedObject>(cmPath(ns, name))
 const dataOf = async (ns: string, name: string): Promise<Record<string, string> | undefined> =>
   (await getCm(ns, name))?.data as Record<string, string> | undefined
-const editCm = (ns: string, name: string, data: Record<string, string | null>, manager = 'kubectl-edit'): Promise<KubeObject> =>
-  client.request<KubeObject>('PATCH', cmPath(ns, name), { body: { data }, contentType: CONTENT_MERGE, query: { fieldManager: manager } })
+const editCm = (ns: string, name: string, data: Record<string, string | null>, manager = 'kubectl-edit'): Promise<IdentifiedObject> =>
+  client.request<IdentifiedObject>('PATCH', cmPath(ns, name), {
+    body: { data },
+    contentType: CONTENT_MERGE,
+    query: { fieldManager: manager },
+  })
 
 const isWrite = (v: string): boolean =>
   v !== 'GET' && v !== 'WATCH' && !v.endsWith('-DRYRUN') && !v.startsWith('LEASE-') && !v.startsWith('EVENT-')

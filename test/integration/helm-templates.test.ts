@@ -15,7 +15,7 @@ import { LABEL_INSTANCE_UID, LABEL_SYNC_MODE, type SyncMode } from '../../src/ap
 import type { Template, TemplateSpec } from '../../src/api/template.ts'
 import { CONTENT_MERGE, KubeClient } from '../../src/kube/client.ts'
 import { KubeApiError } from '../../src/kube/errors.ts'
-import type { KubeObject } from '../../src/kube/objects.ts'
+import type { IdentifiedObject } from '../../src/api/meta.ts'
 import { startWebhookServer } from '../../src/webhook/server.ts'
 import { runRender } from '../../src/cli/render.ts'
 import { parseYamlStream } from '../../src/render/yaml.ts'
@@ -148,7 +148,7 @@ t.teardown(() => running.stop())
 // ---- fixtures -----------------------------------------------------------------
 
 const cmPath = (ns: string, name: string): string => `/api/v1/namespaces/${ns}/configmaps/${name}`
-const getCm = (ns: string, name: string) => admin.getOrUndefined<KubeObject & { data?: Record<string, string> }>(cmPath(ns, name))
+const getCm = (ns: string, name: string) => admin.getOrUndefined<IdentifiedObject & { data?: Record<string, string> }>(cmPath(ns, name))
 const setColor = (ns: string, name: string, color: string) =>
   admin.request('PATCH', cmPath(ns, name), {
     body: { data: { color } },
@@ -276,7 +276,7 @@ t.test('strict: a chart from the OCI registry is applied stamped, an edit is den
   let err = ''
   const io = { stdout: { write: (x: string) => (out += x) }, stderr: { write: (x: string) => (err += x) } }
   t.equal(await runRender([`${s.team}/web`, '--kubeconfig', clusterInfo().kubeconfig, '--plain-http'], {}, io), 0, err)
-  const docs = parseYamlStream(out).map((d) => d.value as KubeObject)
+  const docs = parseYamlStream(out).map((d) => d.value as IdentifiedObject)
   t.strictSame(
     docs.map((d) => `${d.kind} ${d.metadata.name}`),
     ['ConfigMap web-cfg', 'ConfigMap web-extra', 'Service web'],

@@ -29,7 +29,8 @@ import {
   LABEL_INSTANCE_UID,
   LABEL_SYNC_MODE,
 } from '../../src/api/names.ts'
-import type { KubeObject } from '../../src/kube/objects.ts'
+import { objectKey } from '../../src/api/identity.ts'
+import type { IdentifiedObject } from '../../src/api/meta.ts'
 
 const client = adminClient()
 let op: RunningManager
@@ -43,7 +44,7 @@ t.teardown(async () => {
 })
 
 const cmPath = (ns: string, name = ''): string => `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ''}`
-const getCm = (ns: string, name: string): Promise<KubeObject | undefined> => client.getOrUndefined<KubeObject>(cmPath(ns, name))
+const getCm = (ns: string, name: string): Promise<IdentifiedObject | undefined> => client.getOrUndefined<IdentifiedObject>(cmPath(ns, name))
 
 t.test('renders, applies with ownership metadata and reports status', async (t) => {
   const ns = await freshNamespace(t, client)
@@ -434,7 +435,7 @@ t.test('adoption by annotation after an OwnershipConflict is noticed within seco
     const bad = await waitForCondition(client, ns, inst, 'Applied', 'False', 'OwnershipConflict')
     t.match(condition(bad, 'Applied')?.message, new RegExp(`annotate it with ${ANNOTATION_INSTANCE_REF}=${ns}/${inst}`), 'the advice')
   }
-  const lateKey = `v1|ConfigMap|${ns}|late`
+  const lateKey = objectKey({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'late' })
   await eventually('conflict watch running', async () => (op.manager.conflicts.state(lateKey).synced ? true : undefined))
   t.same(op.manager.conflicts.ownersOf(lateKey), [`${ns}/adopter`], 'the object is watched by name for its instance')
 
@@ -475,7 +476,10 @@ t.test('adoption by annotation after an OwnershipConflict is noticed within seco
   t.equal((created.data as Record<string, string>).rendered, 'yes')
   await eventually(
     'second conflict watch released',
-    async () => (op.manager.conflicts.ownersOf(`v1|ConfigMap|${ns}|vanishing`).length === 0 ? true : undefined),
+    async () =>
+      op.manager.conflicts.ownersOf(objectKey({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'vanishing' })).length === 0
+        ? true
+        : undefined,
     5000,
   )
 })

@@ -15,7 +15,7 @@ import { createInstance, createTemplate, waitForCondition } from './helpers/oper
 import { startSystem, type LocalCluster, type RunningSystem } from '../../src/cli/local-system.ts'
 import { Supervisor } from '../../src/cli/supervisor.ts'
 import { CONTENT_MERGE } from '../../src/kube/client.ts'
-import type { KubeObject } from '../../src/kube/objects.ts'
+import type { IdentifiedObject } from '../../src/api/meta.ts'
 
 const OUTAGE_SECONDS = 30
 
@@ -46,7 +46,7 @@ t.teardown(async () => {
 
 const cmPath = (ns: string): string => `/api/v1/namespaces/${ns}/configmaps/app`
 const colorOf = async (ns: string): Promise<string | undefined> =>
-  ((await client.getOrUndefined<KubeObject>(cmPath(ns)))?.data as Record<string, string> | undefined)?.color
+  ((await client.getOrUndefined<IdentifiedObject>(cmPath(ns)))?.data as Record<string, string> | undefined)?.color
 const paint = (ns: string, color: string): Promise<unknown> =>
   client.request('PATCH', cmPath(ns), { body: { data: { color } }, contentType: CONTENT_MERGE, query: { fieldManager: 'kubectl-edit' } })
 
@@ -80,12 +80,12 @@ t.test(`drift is corrected again after a ${OUTAGE_SECONDS} s kube-apiserver outa
   await paint(ns, 'green')
   await eventually('drift reverted after the outage', async () => ((await colorOf(ns)) === 'blue' ? true : undefined), 60_000)
   t.comment(`drift corrected ${Date.now() - back} ms after kube-apiserver was back`)
-  const old = await client.get<KubeObject>(cmPath(ns))
+  const old = await client.get<IdentifiedObject>(cmPath(ns))
   await client.request('DELETE', cmPath(ns))
   const recreated = await eventually(
     'the deleted ConfigMap re-created',
     async () => {
-      const cm = await client.getOrUndefined<KubeObject>(cmPath(ns))
+      const cm = await client.getOrUndefined<IdentifiedObject>(cmPath(ns))
       return cm !== undefined && cm.metadata?.uid !== old.metadata?.uid && !cm.metadata?.deletionTimestamp ? cm : undefined
     },
     30_000,

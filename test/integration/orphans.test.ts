@@ -20,7 +20,7 @@ import {
 import { FINALIZER_RESOURCE } from '../../src/api/names.ts'
 import { ORPHAN_OWNER } from '../../src/controller/orphans.ts'
 import { CONTENT_JSON_PATCH } from '../../src/kube/client.ts'
-import type { KubeObject } from '../../src/kube/objects.ts'
+import type { IdentifiedObject } from '../../src/api/meta.ts'
 
 const client = adminClient()
 let op: RunningManager
@@ -34,7 +34,7 @@ t.teardown(async () => {
 })
 
 const cmPath = (ns: string, name = ''): string => `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ''}`
-const getCm = (ns: string, name: string): Promise<KubeObject | undefined> => client.getOrUndefined<KubeObject>(cmPath(ns, name))
+const getCm = (ns: string, name: string): Promise<IdentifiedObject | undefined> => client.getOrUndefined<IdentifiedObject>(cmPath(ns, name))
 
 /** What `kubectl delete` followed by removing the finalizers by hand does. */
 async function forceDelete(ns: string, name: string): Promise<void> {

@@ -21,7 +21,7 @@ import {
   type RunningManager,
 } from './helpers/operator.ts'
 import { CONTENT_MERGE } from '../../src/kube/client.ts'
-import type { KubeObject } from '../../src/kube/objects.ts'
+import type { IdentifiedObject } from '../../src/api/meta.ts'
 
 const client = adminClient()
 let op: RunningManager
@@ -88,7 +88,7 @@ t.test('a fight is Ready=False/DriftConflict and shows in the default columns, u
   t.teardown(() => stop.abort())
   const fight = (async () => {
     while (!stop.signal.aborted) {
-      const cm = await client.getOrUndefined<KubeObject>(cmPath(ns, 'fought')).catch(() => undefined)
+      const cm = await client.getOrUndefined<IdentifiedObject>(cmPath(ns, 'fought')).catch(() => undefined)
       if ((cm?.data as Record<string, string> | undefined)?.color !== 'red') {
         await client
           .request('PATCH', cmPath(ns, 'fought'), {

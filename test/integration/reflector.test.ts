@@ -7,12 +7,13 @@ import { KubeConfig } from '@kubernetes/client-node'
 import { adminClient, freshNamespace, eventually, clusterInfo, restartApiServer } from './helpers/cluster.ts'
 import { startProxy } from './helpers/proxy.ts'
 import { KubeClient } from '../../src/kube/client.ts'
-import { Reflector, type KubeObjectLike } from '../../src/kube/reflector.ts'
+import type { KubeObject } from '../../src/api/meta.ts'
+import { Reflector } from '../../src/kube/reflector.ts'
 
 const client = adminClient()
 t.teardown(() => client.close())
 
-type CM = KubeObjectLike & { data?: Record<string, string> }
+type CM = KubeObject & { data?: Record<string, string> }
 
 const mkCm = (ns: string, name: string, v: string): Promise<unknown> =>
   client.request('POST', `/api/v1/namespaces/${ns}/configmaps`, {
@@ -61,14 +62,14 @@ t.test('relists when the watch resource version is gone (410)', async (t) => {
       },
     })
   await mkPt('a', '1')
-  const r = new Reflector<KubeObjectLike>(client, { path }).start()
+  const r = new Reflector<KubeObject>(client, { path }).start()
   t.teardown(() => r.stop())
   await r.waitForSync()
   // The harness compacts every 20 s; wait until resourceVersion 1 is gone.
   await eventually(
     'resourceVersion 1 compacted',
     async () => {
-      const probe = new Reflector<KubeObjectLike>(client, { path })
+      const probe = new Reflector<KubeObject>(client, { path })
       ;(probe as unknown as { resourceVersion: string }).resourceVersion = '1'
       const outcome = await (probe as unknown as { watchOnce(s: AbortSignal): Promise<string> }).watchOnce(AbortSignal.timeout(3000))
       return outcome === 'gone' ? true : undefined

@@ -19,7 +19,7 @@ import {
 } from './helpers/operator.ts'
 import { CONTENT_MERGE } from '../../src/kube/client.ts'
 import { LABEL_SYNC_MODE } from '../../src/api/names.ts'
-import type { KubeObject } from '../../src/kube/objects.ts'
+import type { IdentifiedObject } from '../../src/api/meta.ts'
 
 const client = adminClient()
 let op: RunningManager
@@ -33,7 +33,7 @@ t.teardown(async () => {
 })
 
 const cmPath = (ns: string, name = ''): string => `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ''}`
-const getCm = (ns: string, name: string): Promise<KubeObject | undefined> => client.getOrUndefined<KubeObject>(cmPath(ns, name))
+const getCm = (ns: string, name: string): Promise<IdentifiedObject | undefined> => client.getOrUndefined<IdentifiedObject>(cmPath(ns, name))
 const dataOf = async (ns: string, name: string): Promise<Record<string, string> | undefined> =>
   (await getCm(ns, name))?.data as Record<string, string> | undefined
 const body = (v: string): string =>

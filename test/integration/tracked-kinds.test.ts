@@ -21,7 +21,7 @@ import { crdManifests } from '../../src/api/crds.ts'
 import { CRD_TEMPLATE_INSTANCE } from '../../src/api/names.ts'
 import type { JSONSchemaProps } from '../../src/api/schema.ts'
 import { CONTENT_APPLY, CONTENT_MERGE } from '../../src/kube/client.ts'
-import type { KubeObject } from '../../src/kube/objects.ts'
+import type { IdentifiedObject } from '../../src/api/meta.ts'
 
 const client = adminClient()
 let op: RunningManager
@@ -36,8 +36,8 @@ t.teardown(async () => {
   client.close()
 })
 
-const getCm = (ns: string, name: string): Promise<KubeObject | undefined> =>
-  client.getOrUndefined<KubeObject>(`/api/v1/namespaces/${ns}/configmaps/${name}`)
+const getCm = (ns: string, name: string): Promise<IdentifiedObject | undefined> =>
+  client.getOrUndefined<IdentifiedObject>(`/api/v1/namespaces/${ns}/configmaps/${name}`)
 const touch = (ns: string, name: string, value: string): Promise<unknown> =>
   client.request('PATCH', instancePath(ns, name), { body: { metadata: { labels: { touched: value } } }, contentType: CONTENT_MERGE })
 

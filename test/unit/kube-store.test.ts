@@ -2,7 +2,7 @@
 
 import t from 'tap'
 import type { KubeObject } from '../../src/api/meta.ts'
-import { objectKey, ObjectStore } from '../../src/kube/store.ts'
+import { storeKey, ObjectStore } from '../../src/kube/store.ts'
 
 interface Obj extends KubeObject {
   readonly metadata: { namespace?: string; name: string }
@@ -45,7 +45,7 @@ t.test('random puts and deletes keep both indexes equal to a plain map', async (
   let mismatches = 0
   for (let step = 0; step < 5000; step++) {
     const o = obj(namespaces[rand(4)], `n${rand(20)}`, step)
-    const key = objectKey(o)
+    const key = storeKey(o)
     if (rand(3) === 0) {
       if (s.delete(key) !== reference.get(key)) mismatches++
       reference.delete(key)

@@ -2,7 +2,8 @@ import t from 'tap'
 import type { TemplateOutput } from '../../src/api/template.ts'
 import type { OutputValues, ResolvedParameter } from '../../src/api/templateinstance.ts'
 import { extractOutputs, MAX_KEYS_PER_FIELD, outputSourceRefs } from '../../src/outputs/extract.ts'
-import type { ExtractInput, ExtractResult, OutputObjectRef } from '../../src/outputs/types.ts'
+import type { ObjectRef } from '../../src/api/meta.ts'
+import type { ExtractInput, ExtractResult } from '../../src/outputs/types.ts'
 
 // One instance (team-a/app1) and what it rendered; `live` holds the cluster's copies.
 
@@ -30,19 +31,19 @@ const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'app1-creds
 const nsObj = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'app1-ns', labels: { team: 'a' } } }
 
 const objects: Record<string, object> = {}
-const rendered: OutputObjectRef[] = []
+const rendered: ObjectRef[] = []
 function add(
   obj: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> } },
   live = true,
 ): void {
-  const ref: OutputObjectRef =
+  const ref: ObjectRef =
     obj.metadata.namespace === undefined
       ? { apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name }
       : { apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name, namespace: obj.metadata.namespace }
   rendered.push(ref)
   if (live) objects[key(ref)] = obj
 }
-const key = (r: OutputObjectRef): string => `${r.apiVersion}/${r.kind}/${r.namespace ?? ''}/${r.name}`
+const key = (r: ObjectRef): string => `${r.apiVersion}/${r.kind}/${r.namespace ?? ''}/${r.name}`
 add(svc)
 add(cm('team-a', 'app1-cfg', 'public', '3f2a'))
 add(cm('team-a', 'app1-extra', 'public', '91bc'))

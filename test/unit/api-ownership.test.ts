@@ -1,7 +1,7 @@
 import t from 'tap'
-import { FINALIZER_RESOURCE } from '../../src/api/names.ts'
-import { stampOwnership } from '../../src/render/stamp.ts'
-import type { Manifest } from '../../src/render/types.ts'
+import { ANNOTATION_INSTANCE_REF, FINALIZER_RESOURCE, LABEL_INSTANCE_UID } from '../../src/api/names.ts'
+import { ownershipOf, stampOwnership } from '../../src/api/ownership.ts'
+import type { IdentifiedObject } from '../../src/api/meta.ts'
 
 const owner = { name: 'app1', namespace: 'team-a', uid: '6f1c2e4a-0000-4000-8000-000000000001' }
 
@@ -16,14 +16,14 @@ const ownership = {
   annotations: { 'templates.v2.stakater.com/instance-ref': 'team-a/app1' },
 }
 
-function configMap(meta: Partial<Manifest['metadata']> = {}): Manifest {
+function configMap(meta: Partial<IdentifiedObject['metadata']> = {}): IdentifiedObject {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'team-a', ...meta }, data: { k: 'v' } }
 }
 
 interface Case {
   readonly name: string
-  readonly input: Manifest
-  readonly want: Manifest['metadata']
+  readonly input: IdentifiedObject
+  readonly want: IdentifiedObject['metadata']
 }
 
 const cases: Case[] = [
@@ -86,8 +86,43 @@ t.test('the sync-mode label follows the mode', async (t) => {
 })
 
 t.test('a frozen input can be stamped', async (t) => {
-  const input = Object.freeze({ ...configMap(), metadata: Object.freeze({ name: 'cfg', labels: Object.freeze({ a: 'b' }) }) }) as Manifest
+  const input = Object.freeze({
+    ...configMap(),
+    metadata: Object.freeze({ name: 'cfg', labels: Object.freeze({ a: 'b' }) }),
+  }) as IdentifiedObject
   const out = stampOwnership(input, owner, 'off')
   t.equal(out.metadata.labels?.['a'], 'b')
   t.ok(Object.isFrozen(input.metadata))
+})
+
+t.test('under sync mode off the resource finalizer is left out, other finalizers stay', async (t) => {
+  t.equal(stampOwnership(configMap(), owner, 'off').metadata.finalizers, undefined)
+  t.strictSame(stampOwnership(configMap({ finalizers: [FINALIZER_RESOURCE, 'example.com/keep'] }), owner, 'off').metadata.finalizers, [
+    'example.com/keep',
+  ])
+  t.strictSame(stampOwnership(configMap(), owner, 'off').metadata.labels, {
+    ...ownership.labels,
+    'templates.v2.stakater.com/sync-mode': 'off',
+  })
+})
+
+t.test('ownershipOf: the UID label decides; without one, the adoption annotation', async (t) => {
+  const labelled = (uid: string, annotation?: string): IdentifiedObject =>
+    configMap({ labels: { [LABEL_INSTANCE_UID]: uid }, ...(annotation ? { annotations: { [ANNOTATION_INSTANCE_REF]: annotation } } : {}) })
+  t.strictSame(ownershipOf(stampOwnership(configMap(), owner, 'revert'), owner), { owned: true }, 'stamped by us')
+  t.strictSame(ownershipOf(labelled(owner.uid), owner), { owned: true }, 'the UID label alone')
+  t.strictSame(
+    ownershipOf(labelled('other-uid', 'team-a/app1'), owner),
+    { owned: false, ownerUid: 'other-uid' },
+    'another UID wins over our annotation',
+  )
+  t.strictSame(ownershipOf(labelled('', 'team-a/app1'), owner), { owned: false }, 'an empty UID label is nobody to adopt from')
+  t.strictSame(ownershipOf(configMap({ annotations: { [ANNOTATION_INSTANCE_REF]: 'team-a/app1' } }), owner), { owned: true }, 'adoption')
+  t.strictSame(
+    ownershipOf(configMap({ annotations: { [ANNOTATION_INSTANCE_REF]: 'team-a/other' } }), owner),
+    { owned: false },
+    'another ref',
+  )
+  t.strictSame(ownershipOf(configMap(), owner), { owned: false }, 'no ownership metadata')
+  t.strictSame(ownershipOf({ apiVersion: 'v1', kind: 'ConfigMap' }, owner), { owned: false }, 'no metadata at all')
 })
