@@ -3,7 +3,7 @@
 // keeps the two in step.
 
 import type { Condition, KubeObject, LabelSelector, ObjectMeta } from './meta.ts'
-import type { SyncMode } from './names.ts'
+import { SYNC_MODES, type SyncMode } from './names.ts'
 
 export const PARAMETER_TYPES = Object.freeze(['string', 'number', 'bool', 'array', 'object'] as const)
 /**
@@ -147,4 +147,14 @@ export interface Template extends KubeObject {
   metadata?: ObjectMeta
   spec: TemplateSpec
   status?: TemplateStatus
+}
+
+/**
+ * The Template's sync mode, as the webhook, the reconciler and the CLI read
+ * it. The schema restricts it to the enum and defaults it to off; anything
+ * else (an object from an older or hand-made source) reads as off.
+ */
+export function syncModeOf(template: Pick<Template, 'spec'>): SyncMode {
+  const mode: unknown = template.spec?.sync?.mode
+  return (SYNC_MODES as readonly unknown[]).includes(mode) ? (mode as SyncMode) : 'off'
 }

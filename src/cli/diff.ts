@@ -16,7 +16,8 @@ import { type InstanceIdentity, ownershipOf } from '../api/ownership.ts'
 import { preserveIgnoredFields } from '../controller/preserve.ts'
 import { compare } from '../drift/compare.ts'
 import type { ChangeKind } from '../drift/types.ts'
-import { compileIgnoreFields, type CompiledIgnore } from '../fieldpath/compile.ts'
+import type { CompiledIgnore } from '../fieldpath/compile.ts'
+import { IgnoreCache } from '../drift/ignore-cache.ts'
 import type { KubeClient } from '../kube/client.ts'
 import { RestMapper, UnknownKindError } from '../kube/discovery.ts'
 import { KubeApiError } from '../kube/errors.ts'
@@ -145,7 +146,11 @@ export async function diffInstance(client: KubeClient, ref: InstanceName): Promi
   const rendered = await renderObjects(inputs, client)
   if (!rendered.ok) throw new CommandError(`the instance does not render: ${rendered.reason}: ${rendered.message}`, 2)
   const notes = [...rendered.notes]
-  const ignore = compileIgnore(template.spec.sync?.ignoreFields ?? [], notes)
+  const enforced = new IgnoreCache().enforced(template)
+  // As the reconciler does: an invalid list (reported on the Template) enforces everything.
+  if (enforced.invalid)
+    notes.push(`spec.sync.ignoreFields is invalid, so nothing is ignored (as in the reconciler): ${enforced.invalid.message}`)
+  const ignore = enforced.ignore
   const objects = new ObjectClient(client, new RestMapper(client))
   const uid = instance.metadata?.uid ?? ''
   const instanceRef = `${ref.namespace}/${ref.name}`
@@ -165,16 +170,6 @@ export async function diffInstance(client: KubeClient, ref: InstanceName): Promi
   for (const kind of kinds) entries.push(...(await orphans(objects, parseTrackedKind(kind), uid, renderedKeys)))
   const t = instance.spec.templateRef
   return { instance: instanceRef, template: `${t.namespace}/${t.name}`, syncMode: rendered.mode, objects: entries, notes }
-}
-
-function compileIgnore(entries: readonly string[], notes: string[]): CompiledIgnore {
-  try {
-    return compileIgnoreFields(entries)
-  } catch (err) {
-    // As the reconciler does: an invalid list (reported on the Template) enforces everything.
-    notes.push(`spec.sync.ignoreFields is invalid, so nothing is ignored (as in the reconciler): ${(err as Error).message}`)
-    return compileIgnoreFields([])
-  }
 }
 
 async function checkObject(

@@ -19,7 +19,7 @@
 import { KubeConfig } from '@kubernetes/client-node'
 import type { SyncMode } from '../api/names.ts'
 import { GROUP, SYNC_MODES, VERSION } from '../api/names.ts'
-import type { Template } from '../api/template.ts'
+import { syncModeOf, type Template } from '../api/template.ts'
 import type { TemplateInstance, TemplateParameter } from '../api/templateinstance.ts'
 import type { RenderOutcome } from '../controller/pipeline.ts'
 import { KubeClient } from '../kube/client.ts'
@@ -252,7 +252,7 @@ export async function renderObjects(
   const { template, instance } = inputs
   const notes: string[] = []
   const namespace = instance.metadata?.namespace ?? ''
-  const mode: SyncMode = template.spec.sync?.mode ?? 'off'
+  const mode = syncModeOf(template)
   const pipelineClient = client ?? offlineClient()
   const helm = cliHelmSupport(template, client, helmOptions, notes)
   const pipeline = createRenderPipeline(pipelineClient, helm)

@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto'
 import { isDeepStrictEqual } from 'node:util'
 import type { Logger } from 'pino'
-import type { Template } from '../api/template.ts'
+import { syncModeOf, type Template } from '../api/template.ts'
 import type { TemplateInstance, TemplateInstanceStatus, ResourceReference } from '../api/templateinstance.ts'
 import type { Condition, IdentifiedObject, KubeObject, SourceRef } from '../api/meta.ts'
 import {
@@ -21,7 +21,6 @@ import {
   FINALIZER_RESOURCE,
   LABEL_INSTANCE_UID,
   LABEL_SYNC_MODE,
-  type SyncMode,
 } from '../api/names.ts'
 import {
   InstanceConditionType as C,
@@ -34,7 +33,8 @@ import {
 } from '../api/conditions.ts'
 import { compare } from '../drift/compare.ts'
 import type { Change } from '../drift/types.ts'
-import { compileIgnoreFields, type CompiledIgnore } from '../fieldpath/compile.ts'
+import type { CompiledIgnore } from '../fieldpath/compile.ts'
+import type { IgnoreCache } from '../drift/ignore-cache.ts'
 import type { ObjectClient } from '../kube/objects.ts'
 import type { KubeClient } from '../kube/client.ts'
 import { CONTENT_JSON_PATCH, CONTENT_MERGE } from '../kube/client.ts'
@@ -103,6 +103,8 @@ export interface InstanceDeps {
   /** Watches of single objects an instance is in an ownership conflict with, keyed by objectKey(). */
   conflicts: WatchRegistry
   pipeline: RenderPipeline
+  /** Compiled ignoreFields per Template (shared with nothing else in this process; forget() on Template delete). */
+  ignore: IgnoreCache
   events: EventSink
   log: Logger
   now(): Date
@@ -164,7 +166,6 @@ export class InstanceReconciler {
   private readonly deps: InstanceDeps
   private readonly opts: InstanceReconcilerOptions
   private readonly memory = new Map<string, Memory>()
-  private readonly ignoreCache = new Map<string, CompiledIgnore>()
   private readonly fight: FightOptions
 
   constructor(deps: InstanceDeps) {
@@ -202,23 +203,6 @@ export class InstanceReconciler {
       this.memory.set(key, m)
     }
     return m
-  }
-
-  private ignoreFor(template: Template): CompiledIgnore {
-    const key = `${template.metadata?.uid ?? ''}/${template.metadata?.generation ?? 0}`
-    let c = this.ignoreCache.get(key)
-    if (!c) {
-      try {
-        c = compileIgnoreFields(template.spec.sync?.ignoreFields ?? [])
-      } catch {
-        // An invalid list is reported on the Template (Valid=False); enforce
-        // everything meanwhile rather than guess which entries were meant.
-        c = compileIgnoreFields([])
-      }
-      if (this.ignoreCache.size > 5000) this.ignoreCache.clear()
-      this.ignoreCache.set(key, c)
-    }
-    return c
   }
 
   async reconcile(namespace: string, name: string): Promise<ReconcileResult> {
@@ -394,8 +378,8 @@ export class InstanceReconciler {
       reason: Reason.Success,
       message: `using Template ${ref.namespace}/${ref.name} generation ${template.metadata?.generation ?? 0}`,
     })
-    const mode: SyncMode = template.spec.sync?.mode ?? 'off'
-    const ignore = this.ignoreFor(template)
+    const mode = syncModeOf(template)
+    const ignore = this.deps.ignore.enforced(template).ignore
 
     // 2. Frozen (off after the first clean pass): touch nothing but the mode label.
     if (mode === 'off' && prev.firstAppliedAt) {

@@ -19,6 +19,7 @@ import { createReconcileMetrics } from './metrics.ts'
 import { logTo } from '../telemetry/log.ts'
 import { MetricsRegistry } from '../telemetry/metrics.ts'
 import { WatchRegistry } from './registry.ts'
+import { IgnoreCache } from '../drift/ignore-cache.ts'
 import { InstanceReconciler, type EventSink, type InstanceReconcilerOptions } from './instance.ts'
 import { TemplateReconciler } from './template.ts'
 import type { RenderPipeline, TemplateValidator } from './pipeline.ts'
@@ -87,6 +88,8 @@ export class Manager {
   readonly instanceReconciler: InstanceReconciler
   readonly templateReconciler: TemplateReconciler
   readonly registry: MetricsRegistry
+  /** Compiled ignoreFields per Template, for the instance reconciler. */
+  readonly ignore = new IgnoreCache()
   private readonly opts: ManagerOptions
   private readonly uidToKey = new Map<string, string>()
   private readonly stop = new AbortController()
@@ -228,6 +231,7 @@ export class Manager {
       sources: this.sources,
       conflicts: this.conflicts,
       pipeline: opts.pipeline,
+      ignore: this.ignore,
       events: opts.events,
       log,
       now,
@@ -280,6 +284,7 @@ export class Manager {
     }
     this.templates.on('add', (t) => onTemplate(t)).on('update', (t, old) => onTemplate(t, old))
     this.templates.on('delete', (t) => {
+      this.ignore.forget(t.metadata?.uid)
       for (const k of this.instancesUsing(t.metadata?.namespace ?? '', t.metadata?.name ?? '')) this.instanceQueue.add(k)
     })
     this.namespaces.on('update', (n, old) => {
