@@ -3,10 +3,11 @@
 // on its first use, and an invalid list fails once too (the error is kept and
 // rethrown, not recompiled per request). The webhook, the reconciler and
 // `template-sync diff` each hold one, so they cannot disagree on what a
-// Template ignores, and `enforced` is the one rule for an invalid list.
+// Template ignores, and enforcedIgnore is the one rule for an invalid list.
 
 import type { Template } from '../api/template.ts'
 import { compileIgnoreFields, type CompiledIgnore } from '../fieldpath/compile.ts'
+import { FieldPathError } from '../fieldpath/errors.ts'
 
 interface Entry {
   readonly generation: number | undefined
@@ -21,6 +22,22 @@ export interface EnforcedIgnore {
 }
 
 const NOTHING_IGNORED = compileIgnoreFields([])
+
+/**
+ * The one rule for a Template's ignoreFields when enforcing it: a list that
+ * does not compile (an invalid entry, or not a list of strings) is reported on
+ * the Template (Valid=False), and meanwhile enforces everything rather than
+ * guess which entries were meant; `invalid` then carries the compile error.
+ * Any other failure of `compiled` is not about the list and is rethrown.
+ */
+export function enforcedIgnore(compiled: () => CompiledIgnore): EnforcedIgnore {
+  try {
+    return { ignore: compiled() }
+  } catch (e) {
+    if (e instanceof FieldPathError || e instanceof TypeError) return { ignore: NOTHING_IGNORED, invalid: e }
+    throw e
+  }
+}
 
 export interface IgnoreCacheOptions {
   /** Called once per Template generation whose ignoreFields does not compile. */
@@ -44,15 +61,9 @@ export class IgnoreCache {
     throw result.error
   }
 
-  /**
-   * What to leave out when enforcing the Template. An invalid list (reported
-   * on the Template as Valid=False) enforces everything rather than guess
-   * which entries were meant; `invalid` then carries the compile error.
-   */
+  /** What to leave out when enforcing the Template (enforcedIgnore over this cache). */
   enforced(template: Template): EnforcedIgnore {
-    const result = this.lookup(template)
-    if (result.ok) return { ignore: result.ignore }
-    return { ignore: NOTHING_IGNORED, invalid: result.error instanceof Error ? result.error : new Error(String(result.error)) }
+    return enforcedIgnore(() => this.get(template))
   }
 
   private lookup(template: Template): Entry['result'] {

@@ -5,7 +5,7 @@
 import t from 'tap'
 import { syncModeOf, type Template } from '../../src/api/template.ts'
 import { compare } from '../../src/drift/compare.ts'
-import { IgnoreCache } from '../../src/drift/ignore-cache.ts'
+import { enforcedIgnore, IgnoreCache } from '../../src/drift/ignore-cache.ts'
 import { FieldPathError } from '../../src/fieldpath/errors.ts'
 
 const template = (uid: string, generation: number, ignoreFields: unknown, mode?: unknown): Template =>
@@ -53,6 +53,16 @@ t.test('a list that is not a list of strings is invalid too', async (t) => {
   const r = new IgnoreCache().enforced(template('u3', 1, 'spec.replicas'))
   t.ok(r.invalid, 'an error is given')
   t.same(r.ignore.entries, [])
+})
+
+t.test('a failure that is not about the list is not taken for an invalid list', async (t) => {
+  t.throws(
+    () =>
+      enforcedIgnore(() => {
+        throw new Error('cache corrupted')
+      }),
+    /cache corrupted/,
+  )
 })
 
 t.test('syncModeOf reads the enum, and anything else as off', async (t) => {
