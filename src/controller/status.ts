@@ -52,14 +52,14 @@ export async function writeStatus(
   path: string,
   current: Record<string, unknown> | undefined,
   next: Record<string, unknown>,
-  resourceVersion?: string,
 ): Promise<Record<string, unknown> | undefined> {
   if (statusEqual(current, next)) return undefined
   const body = mergePatchFor(dropUndefined(current ?? {}), dropUndefined(next)) as Record<string, unknown>
+  // Unconditional (no resourceVersion precondition): the status has one
+  // writer, one pass at a time, and `current` may lag behind our own previous
+  // write only because the cache has not delivered it yet; a precondition
+  // would turn exactly that case into a conflict and a retry.
   const patch: Record<string, unknown> = { status: body }
-  // The resourceVersion makes the write conditional: a status computed from a
-  // stale cache is rejected (409) and the reconcile runs again on fresh data.
-  if (resourceVersion) patch.metadata = { resourceVersion }
   try {
     const stored = await client.request<{ status?: Record<string, unknown> }>('PATCH', path, { body: patch, contentType: CONTENT_MERGE })
     return stored?.status ?? {}
