@@ -62,6 +62,8 @@ export const Reason = {
   OwnershipConflict: 'OwnershipConflict',
   /** The server-side dry-run gate rejected the new render; nothing was applied. */
   DryRunFailed: 'DryRunFailed',
+  /** The new render changes a field the API server does not allow to change (docs/immutable-fields.md). */
+  ImmutableFieldChanged: 'ImmutableFieldChanged',
   // TemplateInstance: OutputsResolved
   OutputsResolved: 'OutputsResolved',
   NoOutputs: 'NoOutputs',
@@ -97,7 +99,7 @@ export const REASONS_BY_CONDITION: Readonly<Record<TemplateConditionType | Insta
   TargetNamespaceAllowed: [Reason.Success, Reason.NamespaceNotPermitted],
   ParametersValid: [Reason.AllParametersResolved, Reason.InvalidParameter, Reason.OverrideNotAllowed, Reason.ParameterResolutionFailed],
   Rendered: [Reason.Success, Reason.TemplateExecutionFailed, Reason.ChartUnavailable],
-  Applied: [Reason.Success, Reason.ApplyFailed, Reason.OwnershipConflict, Reason.DryRunFailed],
+  Applied: [Reason.Success, Reason.ApplyFailed, Reason.OwnershipConflict, Reason.DryRunFailed, Reason.ImmutableFieldChanged],
   OutputsResolved: [
     Reason.OutputsResolved,
     Reason.NoOutputs,

@@ -1,9 +1,10 @@
 // `template-sync diff NAMESPACE/NAME`: how the live objects of a
-// TemplateInstance differ from what it renders now, judged the way the
-// reconciler judges drift. For each rendered object: GET the live object,
-// server-side dry-run apply the desired one (field manager template-sync,
-// force, ignored fields carried over from the live object), and compare the
-// two outside ignoreFields and server-managed fields.
+// TemplateInstance differ from what it renders now, judged by the reconciler's
+// own plan and diff (src/controller/apply): for each rendered object, GET the
+// live object, take the plan's first look (not ours, being deleted, or ours),
+// and for one of ours ask the same server-side dry-run apply (field manager
+// template-sync, force, ignored fields carried over from the live object),
+// compared outside ignoreFields and server-managed fields.
 //
 // Only paths are printed, never values, so Secret data cannot leak.
 //
@@ -11,17 +12,18 @@
 // missing, is not ours or would be pruned, 2 errors (including an object
 // that could not be checked).
 
-import { FIELD_MANAGER, LABEL_INSTANCE_UID, type SyncMode } from '../api/names.ts'
-import { type InstanceIdentity, ownershipOf } from '../api/ownership.ts'
-import { preserveIgnoredFields } from '../controller/preserve.ts'
-import { compare } from '../drift/compare.ts'
-import type { ChangeKind } from '../drift/types.ts'
+import { LABEL_INSTANCE_UID, type SyncMode } from '../api/names.ts'
+import type { InstanceIdentity } from '../api/ownership.ts'
+import type { Change, ChangeKind } from '../drift/types.ts'
 import type { CompiledIgnore } from '../fieldpath/compile.ts'
 import { IgnoreCache } from '../drift/ignore-cache.ts'
 import type { KubeClient } from '../kube/client.ts'
 import { RestMapper, UnknownKindError } from '../kube/discovery.ts'
 import { KubeApiError } from '../kube/errors.ts'
 import { objectKey, refOf } from '../api/identity.ts'
+import { dryRunDiff } from '../controller/apply/diff.ts'
+import { desiredObject, planObject, pruneActions } from '../controller/apply/plan.ts'
+import { DEFAULT_FIGHT_OPTIONS } from '../controller/fight.ts'
 import type { IdentifiedObject } from '../api/meta.ts'
 import { ObjectClient } from '../kube/objects.ts'
 import {
@@ -172,48 +174,54 @@ export async function diffInstance(client: KubeClient, ref: InstanceName): Promi
   return { instance: instanceRef, template: `${t.namespace}/${t.name}`, syncMode: rendered.mode, objects: entries, notes }
 }
 
+/** The reconciler's first look at the object (apply/plan.ts), then, for one of ours, the same dry-run diff. */
 async function checkObject(
   objects: ObjectClient,
-  desired: IdentifiedObject,
+  rendered: IdentifiedObject,
   ignore: CompiledIgnore,
   owner: InstanceIdentity,
 ): Promise<DiffEntry> {
-  const ref = refOf(desired)
+  const desired = desiredObject(rendered)
   const entry = (state: DiffState, changes: readonly DiffChange[] = [], message?: string): DiffEntry => ({
-    ...ref,
+    ...desired.ref,
     state,
     changes,
     ...(message !== undefined ? { message } : {}),
   })
   let live: IdentifiedObject | undefined
   try {
-    live = await objects.get(ref)
+    live = await objects.get(desired.ref)
   } catch (err) {
     return entry('error', [], `cannot read the live object: ${apiMessage(err)}`)
   }
   if (live === undefined) return entry('missing')
-  if (live.metadata.deletionTimestamp) return entry('missing', [], `being deleted since ${live.metadata.deletionTimestamp}`)
-  const verdict = ownershipOf(live, owner)
-  if (!verdict.owned) {
-    return entry(
-      'unowned',
-      [],
-      `exists and is not managed by this TemplateInstance${verdict.ownerUid !== undefined ? ` (owned by TemplateInstance uid ${verdict.ownerUid})` : ''}`,
-    )
+  const withKind: IdentifiedObject = { ...live, apiVersion: rendered.apiVersion, kind: rendered.kind }
+  // Nothing is remembered here, so the look is a conflict, a release or a check.
+  const look = planObject(desired, withKind, {}, { owner, ignore, now: Date.now(), fight: DEFAULT_FIGHT_OPTIONS })
+  switch (look.type) {
+    case 'conflict':
+      return entry(
+        'unowned',
+        [],
+        `exists and is not managed by this TemplateInstance${look.ownerUid !== undefined ? ` (owned by TemplateInstance uid ${look.ownerUid})` : ''}`,
+      )
+    case 'release':
+      return entry('missing', [], `being deleted since ${live.metadata.deletionTimestamp}`)
+    case 'check':
+      break
+    default:
+      return entry('error', [], `unexpected plan ${look.type}`)
   }
-  const withKind: IdentifiedObject = { ...live, apiVersion: desired.apiVersion, kind: desired.kind }
-  let wouldBe: IdentifiedObject
+  let changes: readonly Change[]
   try {
-    wouldBe = await objects.apply(preserveIgnoredFields(desired, withKind, ignore), {
-      fieldManager: FIELD_MANAGER,
-      force: true,
-      dryRun: true,
-    })
+    ;({ changes } = await dryRunDiff(objects, look, ignore))
   } catch (err) {
     return entry('error', [], `server-side dry-run apply failed: ${apiMessage(err)}`)
   }
-  const changes = compare(withKind, wouldBe, ignore).map((c) => ({ path: c.path, pointer: c.pointer, kind: c.kind }))
-  return entry(changes.length === 0 ? 'in-sync' : 'drifted', changes)
+  return entry(
+    changes.length === 0 ? 'in-sync' : 'drifted',
+    changes.map((c) => ({ path: c.path, pointer: c.pointer, kind: c.kind })),
+  )
 }
 
 /** Objects of one kind that carry this instance's UID label but are not rendered any more. */
@@ -231,10 +239,10 @@ async function orphans(
     if (err instanceof UnknownKindError) return []
     return [{ apiVersion, kind: k, name: '*', state: 'error', changes: [], message: `cannot list owned objects: ${apiMessage(err)}` }]
   }
-  return owned
-    .filter((o) => !renderedKeys.has(objectKey(refOf(o))) && !o.metadata.deletionTimestamp)
-    .map((o) => ({
-      ...refOf(o),
+  return pruneActions(owned, renderedKeys)
+    .filter((p) => !p.live.metadata.deletionTimestamp)
+    .map((p) => ({
+      ...p.ref,
       state: 'orphaned' as const,
       changes: [],
       message: 'no longer rendered; the reconciler deletes it unless the instance is frozen',

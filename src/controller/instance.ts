@@ -1,69 +1,61 @@
 // The TemplateInstance reconcile: resolve, render, gate with a server-side
 // dry-run, apply what differs, clean up what is no longer rendered, protect
 // against drift (revert/strict) or freeze (off), and report all of it in status.
+// docs/reconcile.md describes the pass step by step.
 //
-// Drift handling follows "would my apply change anything": the live object is
-// compared with a server-side dry-run apply of the desired object, outside
-// ignoreFields and server-managed fields, and only a difference is written. A
-// cheap pre-check (the last apply's result against the live object from the
-// drift watch) skips the dry-run when nothing relevant changed since.
+// The decisions about each rendered object are made by the pure plan
+// (apply/plan.ts); the requests by the operations next to it (apply/diff.ts,
+// apply/apply.ts, apply/prune.ts), which return what happened as a change set;
+// this file sequences them and turns the change set into conditions and
+// Events (report.ts).
 
 import { createHash } from 'node:crypto'
-import { isDeepStrictEqual } from 'node:util'
 import type { Logger } from 'pino'
-import { syncModeOf, type Template } from '../api/template.ts'
-import type { TemplateInstance, TemplateInstanceStatus, ResourceReference } from '../api/templateinstance.ts'
-import type { Condition, IdentifiedObject, KubeObject, SourceRef } from '../api/meta.ts'
-import {
-  ANNOTATION_INSTANCE_REF,
-  FIELD_MANAGER,
-  FINALIZER_INSTANCE,
-  FINALIZER_RESOURCE,
-  LABEL_INSTANCE_UID,
-  LABEL_SYNC_MODE,
-} from '../api/names.ts'
+import { isDeepStrictEqual } from 'node:util'
 import {
   InstanceConditionType as C,
-  Reason,
-  setCondition,
+  type ConditionUpdate,
   deriveInstancePhase,
   deriveReadyCondition,
+  Reason,
+  setCondition,
   toTimestamp,
-  type ConditionUpdate,
 } from '../api/conditions.ts'
-import { compare } from '../drift/compare.ts'
-import type { Change } from '../drift/types.ts'
-import type { CompiledIgnore } from '../fieldpath/compile.ts'
+import { collectionKey, describeObject, namespacedKey, objectKey, parseObjectKey, refOf } from '../api/identity.ts'
+import type { Condition, IdentifiedObject, KubeObject, SourceRef } from '../api/meta.ts'
+import { FIELD_MANAGER, FINALIZER_INSTANCE, FINALIZER_RESOURCE, LABEL_SYNC_MODE } from '../api/names.ts'
+import { syncModeOf, type Template } from '../api/template.ts'
+import type { ResourceReference, TemplateInstance, TemplateInstanceStatus } from '../api/templateinstance.ts'
+import { legacyTrackedKind, legacyTrackedKindsCopied, trackedKind, trackedKindsOf } from '../api/templateinstance-kinds.ts'
 import type { IgnoreCache } from '../drift/ignore-cache.ts'
-import type { ObjectClient } from '../kube/objects.ts'
 import type { KubeClient } from '../kube/client.ts'
 import { CONTENT_JSON_PATCH, CONTENT_MERGE } from '../kube/client.ts'
 import { KubeApiError } from '../kube/errors.ts'
-import type { WatchRegistry } from './registry.ts'
-import { preserveIgnoredFields } from './preserve.ts'
-import { pointerTokens } from '../fieldpath/pointer.ts'
-import { instanceStatusPath, writeStatus } from './status.ts'
-import type { RenderPipeline } from './pipeline.ts'
-import { collectionKey, describeObject, namespacedKey, objectKey, parseObjectKey, refOf } from '../api/identity.ts'
-import {
-  legacyTrackedKind,
-  legacyTrackedKindsCopied,
-  parseTrackedKind,
-  trackedKind,
-  trackedKindsOf,
-} from '../api/templateinstance-kinds.ts'
-import {
-  DEFAULT_FIGHT_OPTIONS,
-  fightStep,
-  formatDuration,
-  pendingWait,
-  type FightEvent,
-  type FightOptions,
-  type FightState,
-  type FightStep,
-} from './fight.ts'
+import type { ObjectClient } from '../kube/objects.ts'
 import { extractOutputs, outputSourceRefs } from '../outputs/extract.ts'
-import { ownershipOf } from '../api/ownership.ts'
+import { applyActions } from './apply/apply.ts'
+import { type ChangeSet, failures } from './apply/changeset.ts'
+import { dryRunGate } from './apply/diff.ts'
+import {
+  type Check,
+  type DesiredObject,
+  desiredObject,
+  type FirstLook,
+  type ObjectAction,
+  type ObjectMemory,
+  type PlanContext,
+  planObject,
+  pruneActions,
+  remember,
+  settle,
+} from './apply/plan.ts'
+import { deleteOwned, prune, release } from './apply/prune.ts'
+import { DEFAULT_FIGHT_OPTIONS, type FightOptions, type FightState, type FightStep, formatDuration } from './fight.ts'
+import { LiveObjects } from './live.ts'
+import type { RenderPipeline } from './pipeline.ts'
+import type { WatchRegistry } from './registry.ts'
+import { applyFailure, dryRunFailure, type EventNote, eventsFor, ownershipConflict } from './report.ts'
+import { instanceStatusPath, writeStatus } from './status.ts'
 
 export interface EventSink {
   normal(obj: KubeObject, reason: string, message: string): void
@@ -96,14 +88,14 @@ export interface InstanceDeps {
   getTemplate(namespace: string, name: string): Template | undefined
   getInstance(namespace: string, name: string): TemplateInstance | undefined
   getNamespaceLabels(name: string): Record<string, string> | undefined
-  /** Shared drift watches, keyed by GVK string. */
+  /** Shared drift watches, keyed by tracked kind. */
   drift: WatchRegistry
   /** Shared parameter-source watches, keyed by collectionKey() (sourceWatchKeys). */
   sources: WatchRegistry
   /** Watches of single objects an instance is in an ownership conflict with, keyed by objectKey(). */
   conflicts: WatchRegistry
   pipeline: RenderPipeline
-  /** Compiled ignoreFields per Template (shared with nothing else in this process; forget() on Template delete). */
+  /** Compiled ignoreFields per Template (forget() on Template delete). */
   ignore: IgnoreCache
   events: EventSink
   log: Logger
@@ -111,15 +103,11 @@ export interface InstanceDeps {
   options?: Partial<InstanceReconcilerOptions>
 }
 
-interface AppliedRecord {
-  desiredHash: string
-  result: IdentifiedObject
-}
-
 /** What the reconciler remembers about one instance between reconciles (never persisted). */
 interface Memory {
   uid: string
-  applied: Map<string, AppliedRecord>
+  /** Per rendered object (objectKey): our last apply of it. */
+  applied: Map<string, NonNullable<ObjectMemory['applied']>>
   /** Per object that drifted back after a correction: the backoff state (./fight.ts). */
   fights: Map<string, FightState>
   /**
@@ -150,16 +138,41 @@ function apiMessage(e: unknown): string {
   return e instanceof KubeApiError ? e.apiMessage : (e as Error).message
 }
 
-/** The most recent writer of the object other than us, from managedFields. */
-export function lastOtherManager(obj: IdentifiedObject | undefined): string {
-  const entries = obj?.metadata.managedFields ?? []
-  let best: { manager: string; time: string } | undefined
-  for (const e of entries) {
-    if (!e.manager || e.manager === FIELD_MANAGER) continue
-    const time = e.time ?? ''
-    if (!best || time >= best.time) best = { manager: e.manager, time }
+/**
+ * What one pass has decided so far: the conditions and status it will write,
+ * the change set and the Events it will record, and when to come back.
+ */
+class Pass {
+  conditions: readonly Condition[]
+  readonly status: TemplateInstanceStatus
+  readonly changes: ChangeSet = []
+  /** Events about the pass as a whole (conflicts, a rejected render, failed applies, watches). */
+  readonly notes: EventNote[] = []
+  requeueAfterMs: number | undefined
+  private readonly now: Date
+  private readonly generation: number | undefined
+
+  constructor(now: Date, generation: number | undefined, prev: TemplateInstanceStatus) {
+    this.now = now
+    this.generation = generation
+    this.conditions = prev.conditions ?? []
+    this.status = { ...prev }
   }
-  return best?.manager ?? 'unknown'
+
+  set(u: ConditionUpdate): void {
+    const observed = this.generation !== undefined ? { observedGeneration: this.generation } : {}
+    this.conditions = setCondition(this.conditions, { ...u, ...observed }, this.now)
+  }
+
+  /** Come back after ms at the latest. */
+  wake(ms: number): void {
+    this.requeueAfterMs = Math.min(this.requeueAfterMs ?? Infinity, ms)
+  }
+
+  report(r: { readonly condition: ConditionUpdate; readonly event: EventNote }): void {
+    this.set(r.condition)
+    this.notes.push(r.event)
+  }
 }
 
 export class InstanceReconciler {
@@ -167,6 +180,7 @@ export class InstanceReconciler {
   private readonly opts: InstanceReconcilerOptions
   private readonly memory = new Map<string, Memory>()
   private readonly fight: FightOptions
+  private readonly live: LiveObjects
 
   constructor(deps: InstanceDeps) {
     this.deps = deps
@@ -177,6 +191,7 @@ export class InstanceReconciler {
       backoffMs: this.opts.correctionBackoffMs,
       backoffMaxMs: this.opts.correctionBackoffMaxMs,
     }
+    this.live = new LiveObjects({ objects: deps.objects, drift: deps.drift, conflicts: deps.conflicts })
   }
 
   /** Called by the manager when a parameter source of the instance changed. */
@@ -218,7 +233,14 @@ export class InstanceReconciler {
       // The update event re-enqueues us with the finalizer in place.
       return {}
     }
-    return this.sync(key, inst)
+    const now = this.deps.now()
+    const pass = new Pass(now, inst.metadata.generation, inst.status ?? {})
+    try {
+      return await this.sync(key, inst, pass, now)
+    } finally {
+      // Normally recorded before the status write; here also when the pass failed half-way.
+      this.record(inst, pass)
+    }
   }
 
   private async addInstanceFinalizer(inst: TemplateInstance): Promise<void> {
@@ -236,71 +258,31 @@ export class InstanceReconciler {
     await this.deps.client.request('PATCH', path, { body: patch, contentType: CONTENT_JSON_PATCH })
   }
 
-  /** Every object that carries this instance's UID label, across the tracked kinds. */
-  private async ownedObjects(
-    inst: TemplateInstance,
-    kinds: readonly string[],
-    preferCache: boolean,
-  ): Promise<{ objects: IdentifiedObject[]; errors: string[] }> {
-    const uid = inst.metadata?.uid ?? ''
-    const objects: IdentifiedObject[] = []
-    const errors: string[] = []
-    for (const g of kinds) {
-      let apiVersion: string
-      let kind: string
-      try {
-        ;({ apiVersion, kind } = parseTrackedKind(g))
-      } catch (e) {
-        errors.push(`${g}: ${(e as Error).message}`)
-        continue
-      }
-      const watch = preferCache ? this.deps.drift.get(g) : undefined
-      if (watch && this.deps.drift.state(g).synced) {
-        for (const o of watch.list()) {
-          if (o.metadata?.labels?.[LABEL_INSTANCE_UID] === uid) objects.push({ ...(o as IdentifiedObject), apiVersion, kind })
-        }
-        continue
-      }
-      try {
-        objects.push(...(await this.deps.objects.list(apiVersion, kind, { labelSelector: `${LABEL_INSTANCE_UID}=${uid}` })))
-      } catch (e) {
-        errors.push(`${g}: ${apiMessage(e)}`)
-      }
-    }
-    return { objects, errors }
-  }
-
-  /** Removes our finalizer and deletes the object, guarded by its UID. */
-  private async deleteOwned(obj: IdentifiedObject): Promise<void> {
-    const ref = refOf(obj)
-    if ((obj.metadata.finalizers ?? []).includes(FINALIZER_RESOURCE)) await this.deps.objects.removeFinalizer(obj, FINALIZER_RESOURCE)
-    if (!obj.metadata.deletionTimestamp) await this.deps.objects.delete(ref, obj.metadata.uid ? { uid: obj.metadata.uid } : {})
-  }
-
   private async finalize(key: string, inst: TemplateInstance): Promise<ReconcileResult> {
     this.releaseWatches(key)
     if (!(inst.metadata?.finalizers ?? []).includes(FINALIZER_INSTANCE)) {
       this.memory.delete(key)
       return {}
     }
+    const uid = inst.metadata?.uid ?? ''
     const kinds = trackedKindsOf(inst.status)
-    const { objects, errors } = await this.ownedObjects(inst, kinds, false)
-    const failures: string[] = [...errors]
+    const { objects, errors } = await this.live.owned(uid, kinds, false)
+    const failed: string[] = [...errors]
     for (const obj of objects) {
       try {
-        await this.deleteOwned(obj)
+        await deleteOwned(this.deps.objects, obj)
         this.deps.events.normal(inst, 'Deleted', `deleted ${describeObject(refOf(obj))}`)
       } catch (e) {
-        failures.push(`${describeObject(refOf(obj))}: ${apiMessage(e)}`)
+        failed.push(`${describeObject(refOf(obj))}: ${apiMessage(e)}`)
       }
     }
-    if (failures.length > 0) {
-      this.deps.events.warning(inst, 'DeleteFailed', `could not delete rendered resources: ${failures.slice(0, 3).join('; ')}`)
-      throw new Error(`TemplateInstance ${key}: cleanup incomplete: ${failures.join('; ')}`)
+    if (failed.length > 0) {
+      this.deps.events.warning(inst, 'DeleteFailed', `could not delete rendered resources: ${failed.slice(0, 3).join('; ')}`)
+      throw new Error(`TemplateInstance ${key}: cleanup incomplete: ${failed.join('; ')}`)
     }
     // Objects removed above vanish once their other finalizers (if any) are gone;
     // confirm nothing of ours is left before letting the instance go.
-    const again = await this.ownedObjects(inst, kinds, false)
+    const again = await this.live.owned(uid, kinds, false)
     const remaining = again.objects.filter(
       (o) => (o.metadata.finalizers ?? []).includes(FINALIZER_RESOURCE) || !o.metadata.deletionTimestamp,
     )
@@ -316,20 +298,16 @@ export class InstanceReconciler {
     return {}
   }
 
-  private async sync(key: string, inst: TemplateInstance): Promise<ReconcileResult> {
+  private async sync(key: string, inst: TemplateInstance, pass: Pass, now: Date): Promise<ReconcileResult> {
     const ns = inst.metadata?.namespace ?? ''
     const name = inst.metadata?.name ?? ''
     const uid = inst.metadata?.uid ?? ''
-    const now = this.deps.now()
     const gen = inst.metadata?.generation
     const m = this.mem(key, uid)
     // A copy: the cached status is frozen, and trackedKinds is updated below.
     const prev: TemplateInstanceStatus = { ...(inst.status ?? {}) }
-    let conds: readonly Condition[] = prev.conditions ?? []
-    const set = (u: ConditionUpdate): void => {
-      conds = setCondition(conds, { ...u, ...(gen !== undefined ? { observedGeneration: gen } : {}) }, now)
-    }
-    const status: TemplateInstanceStatus = { ...prev }
+    const status = pass.status
+    const set = (u: ConditionUpdate): void => pass.set(u)
     // status.trackedKinds replaces trackedGVKs: read both, and drop the older
     // field only once the server has stored all of it in the new one.
     const knownKinds = trackedKindsOf(prev)
@@ -342,21 +320,18 @@ export class InstanceReconciler {
       const moved = await this.persistTrackedKinds(inst, m, prev, status, knownKinds, [], dropsTrackedKinds(m, nowMs) ? undefined : nowMs)
       if (moved.stored) confirmed = moved.stored
     }
-    let requeueAfter: number | undefined
-    const wake = (ms: number): void => {
-      requeueAfter = Math.min(requeueAfter ?? Infinity, ms)
-    }
     // Without an explicit result, come back when the earliest wait (a backoff, a recheck) is over.
     const finish = async (result?: ReconcileResult): Promise<ReconcileResult> => {
       // A field the server drops anyway would make every pass a write.
       if (dropsTrackedKinds(m, nowMs)) delete status.trackedKinds
       else if (legacyTrackedKindsCopied(confirmed)) delete status.trackedGVKs
-      set(deriveReadyCondition(conds, this.deps.getTemplate(inst.spec.templateRef.namespace, inst.spec.templateRef.name)))
-      status.conditions = [...conds]
-      status.phase = deriveInstancePhase(conds)
+      set(deriveReadyCondition(pass.conditions, this.deps.getTemplate(inst.spec.templateRef.namespace, inst.spec.templateRef.name)))
+      status.conditions = [...pass.conditions]
+      status.phase = deriveInstancePhase(pass.conditions)
       if (gen !== undefined && status.phase === 'Ready') status.observedGeneration = gen
+      this.record(inst, pass)
       await writeStatus(this.deps.client, instanceStatusPath(ns, name), prev as Record<string, unknown>, status as Record<string, unknown>)
-      return result ?? (requeueAfter !== undefined ? { requeueAfterMs: requeueAfter } : {})
+      return result ?? (pass.requeueAfterMs !== undefined ? { requeueAfterMs: pass.requeueAfterMs } : {})
     }
 
     // 1. Template
@@ -442,7 +417,7 @@ export class InstanceReconciler {
       ...(template.metadata?.generation !== undefined ? { generation: template.metadata.generation } : {}),
     }
 
-    const desired = desiredRaw.map((o) => this.deps.pipeline.stamp(o, { name, namespace: ns, uid }, mode))
+    const desired = desiredRaw.map((o) => desiredObject(this.deps.pipeline.stamp(o, { name, namespace: ns, uid }, mode)))
 
     // 5. Persist trackedKinds before any apply, so cleanup can always find what we create.
     const persisted = await this.persistTrackedKinds(
@@ -451,7 +426,7 @@ export class InstanceReconciler {
       prev,
       status,
       knownKinds,
-      desired,
+      desired.map((d) => d.obj),
       dropsTrackedKinds(m, nowMs) ? undefined : nowMs,
     )
     const tracked = persisted.tracked
@@ -461,186 +436,102 @@ export class InstanceReconciler {
     const guarded = mode === 'revert' || mode === 'strict'
     this.deps.drift.setOwnerKeys(key, guarded ? tracked : [])
 
-    // 7. Plan per object: live state, ownership, whether work is needed.
-    interface Plan {
-      obj: IdentifiedObject
-      key: string
-      hash: string
-      live: IdentifiedObject | undefined
-      intent: IdentifiedObject
-      direct: boolean
-    }
-    const plans: Plan[] = []
-    const conflicts: string[] = []
-    const conflictKeys: string[] = []
-    const terminating: IdentifiedObject[] = []
-    const instRef = `${ns}/${name}`
-    for (const obj of desired) {
-      const rk = objectKey(refOf(obj))
-      const hash = hashOf(obj)
-      const live = await this.liveObject(obj)
-      const verdict = live ? ownershipOf(live, { name, namespace: ns, uid }) : undefined
-      if (live && verdict && !verdict.owned) {
-        const owner = verdict.ownerUid
-        conflicts.push(
-          `${describeObject(refOf(obj))} exists and is not managed by this TemplateInstance${owner ? ` (owned by TemplateInstance uid ${owner})` : ''}`,
-        )
-        conflictKeys.push(rk)
-        continue
-      }
-      if (live?.metadata.deletionTimestamp) {
-        terminating.push(live)
-        continue
-      }
-      const rec = m.applied.get(rk)
-      const isCorrection = live !== undefined && rec?.desiredHash === hash
-      if (isCorrection && compare(rec.result, live, ignore).length === 0) {
-        // Back where we left it.
-        this.fightEvent(inst, m, rk, obj, { type: 'calm', now: nowMs }, wake)
-        continue
-      }
-      // A correction waiting out its backoff: not even a dry-run before it is due.
-      const waiting = isCorrection ? pendingWait(m.fights.get(rk), nowMs, this.fight) : 0
-      if (waiting > 0) {
-        wake(waiting)
-        continue
-      }
-      // Drift only in fields we set means our apply certainly changes them
-      // back: no need to ask the server first. Anything else (new render,
-      // fields of other managers) goes through the dry-run.
-      const direct = isCorrection && driftOnlyInOwnFields(rec.result, live, obj, ignore)
-      plans.push({ obj, key: rk, hash, live, intent: live ? preserveIgnoredFields(obj, live, ignore) : obj, direct })
+    // 7. The first look at each object (apply/plan.ts): live state, ownership, whether to ask the API server.
+    const ctx: PlanContext = { owner: { name, namespace: ns, uid }, ignore, now: nowMs, fight: this.fight }
+    const looks: FirstLook[] = []
+    for (const d of desired) {
+      const look = planObject(d, await this.live.get(d.obj), this.remembered(m, d.key), ctx)
+      if (look.type === 'unchanged') this.keep(m, pass, look, undefined, nowMs)
+      if (look.type === 'wait') pass.wake(look.waitMs)
+      looks.push(look)
     }
     // Objects we are in conflict with carry none of our labels, so no drift
     // watch sees them: watch each by name until the conflict ends, so that an
     // adoption annotation (or a delete) is noticed at once.
-    this.deps.conflicts.setOwnerKeys(key, conflictKeys)
+    const conflicts = looks.filter((l) => l.type === 'conflict')
+    this.deps.conflicts.setOwnerKeys(
+      key,
+      conflicts.map((c) => c.desired.key),
+    )
     if (conflicts.length > 0) {
-      set({
-        type: C.Applied,
-        status: 'False',
-        reason: Reason.OwnershipConflict,
-        message: `${conflicts.slice(0, 5).join('; ')}. Delete or rename the existing object, or annotate it with ${ANNOTATION_INSTANCE_REF}=${instRef} to let this instance adopt it.`,
-      })
-      this.deps.events.warning(inst, Reason.OwnershipConflict, conflicts[0] ?? '')
+      for (const c of conflicts)
+        pass.changes.push({ action: 'conflict', ref: c.desired.ref, ...(c.ownerUid ? { ownerUid: c.ownerUid } : {}) })
+      const report = ownershipConflict(pass.changes, `${ns}/${name}`)
+      if (report) pass.report(report)
       return finish()
     }
 
     // A rendered object someone deleted: let it go (release our finalizer); the
     // DELETED event brings us back to re-create it.
-    for (const t of terminating) {
-      try {
-        await this.deps.objects.removeFinalizer(t, FINALIZER_RESOURCE)
-        this.deps.events.normal(
-          inst,
-          'ObjectDeleted',
-          `${describeObject(refOf(t))} was deleted outside template-sync; it will be re-created`,
-        )
-      } catch (e) {
-        this.deps.log.warn({ instance: key, object: describeObject(refOf(t)), err: apiMessage(e) }, 'could not release deleted object')
-      }
-      wake(500)
+    const releases = looks.filter((l) => l.type === 'release')
+    for (const r of await release(this.deps.objects, releases)) {
+      if (r.action === 'failed')
+        this.deps.log.warn({ instance: key, object: describeObject(r.ref), err: r.error.message }, 'could not release deleted object')
+      else pass.changes.push(r)
+      pass.wake(500)
     }
 
     // 8. Dry-run gate and drift check: nothing is applied unless every object passes.
-    const dry = new Map<string, IdentifiedObject>()
-    for (const p of plans) {
-      if (p.direct) continue
-      try {
-        dry.set(p.key, await this.deps.objects.apply(p.intent, { fieldManager: FIELD_MANAGER, force: true, dryRun: true }))
-      } catch (e) {
-        set({
-          type: C.Applied,
-          status: 'False',
-          reason: Reason.DryRunFailed,
-          message: `server-side dry-run of ${describeObject(refOf(p.obj))} failed, nothing was applied: ${apiMessage(e)}`,
-        })
-        this.deps.events.warning(inst, Reason.DryRunFailed, `${describeObject(refOf(p.obj))}: ${apiMessage(e)}`)
-        return finish()
-      }
+    const checks = looks.filter((l): l is Check => l.type === 'check')
+    const gate = await dryRunGate(this.deps.objects, checks, ignore)
+    if (!gate.ok) {
+      pass.changes.push({ action: 'failed', ref: gate.failed.ref, error: gate.failed })
+      pass.report(dryRunFailure(gate.failed))
+      return finish()
     }
 
     // 9. Apply what differs; a correction of an object that keeps drifting back waits out its backoff (./fight.ts).
-    const applyErrors: string[] = []
+    const actions: ObjectAction[] = []
+    for (const c of checks) {
+      const action = settle(c, this.remembered(m, c.desired.key), gate.answers.get(c.desired.key), ctx)
+      if (action.type === 'wait') pass.wake(action.waitMs)
+      actions.push(action)
+    }
+    for (const action of actions) if (action.type === 'unchanged' || action.type === 'wait') this.keep(m, pass, action, undefined, nowMs)
     const failedKeys = new Set<string>()
-    for (const p of plans) {
-      const would = dry.get(p.key)
-      const changes: Change[] = p.live
-        ? would
-          ? compare(p.live, would, ignore)
-          : compare(p.live, (m.applied.get(p.key) as AppliedRecord).result, ignore)
-        : []
-      if (p.live && changes.length === 0) {
-        if (would) m.applied.set(p.key, { desiredHash: p.hash, result: would })
-        this.fightEvent(inst, m, p.key, p.obj, { type: 'calm', now: nowMs }, wake)
-        continue
-      }
-      const isCorrection = p.live !== undefined && m.applied.get(p.key)?.desiredHash === p.hash
-      if (isCorrection) {
-        const drifted = this.fightEvent(inst, m, p.key, p.obj, { type: 'drift', now: nowMs, manager: lastOtherManager(p.live) }, wake)
-        if (drifted.action && !drifted.action.correct) {
-          wake(drifted.action.waitMs)
-          continue
-        }
-      }
-      try {
-        const result = await this.deps.objects.apply(p.intent, { fieldManager: FIELD_MANAGER, force: true })
-        m.applied.set(p.key, { desiredHash: p.hash, result })
-        if (isCorrection) {
-          const done = this.fightEvent(inst, m, p.key, p.obj, { type: 'corrected', now: this.deps.now().getTime() }, wake)
-          const paths = changes
-            .slice(0, 10)
-            .map((c) => c.path)
-            .join(', ')
-          const after =
-            done.notice?.kind === 'resumed'
-              ? ` (after a ${formatDuration(done.notice.waitedMs)} backoff${done.notice.manager ? `: field manager "${done.notice.manager}" keeps changing it` : ''})`
-              : ''
-          this.deps.events.normal(
-            inst,
-            'Reverted',
-            `reverted drift in ${describeObject(refOf(p.obj))}: ${paths}${changes.length > 10 ? ` and ${changes.length - 10} more` : ''}${after}`,
-          )
-        } else {
-          // A new render or a first apply: whatever fight there was is about something else.
-          m.fights.delete(p.key)
-          this.deps.events.normal(inst, p.live ? 'Updated' : 'Created', `${p.live ? 'updated' : 'created'} ${describeObject(refOf(p.obj))}`)
-        }
-      } catch (e) {
-        failedKeys.add(p.key)
-        applyErrors.push(`${describeObject(refOf(p.obj))}: ${apiMessage(e)}`)
+    for (const out of await applyActions(this.deps.objects, actions, () => this.deps.now().getTime())) {
+      const { action } = out
+      if (action.type !== 'create' && action.type !== 'update' && action.type !== 'correct') continue
+      const corrected = this.keep(m, pass, action, out.result, out.at)
+      if (out.error) {
+        failedKeys.add(action.desired.key)
+        pass.changes.push({ action: 'failed', ref: action.desired.ref, error: out.error })
+      } else if (action.type === 'correct') {
+        const resumed = corrected?.notice?.kind === 'resumed' ? corrected.notice : undefined
+        pass.changes.push({
+          action: 'corrected',
+          ref: action.desired.ref,
+          changes: action.changes,
+          ...(resumed ? { resumed: { waitedMs: resumed.waitedMs, manager: resumed.manager } } : {}),
+        })
+      } else {
+        pass.changes.push({ action: action.type === 'create' ? 'created' : 'updated', ref: action.desired.ref })
       }
     }
-    if (applyErrors.length > 0) {
-      set({ type: C.Applied, status: 'False', reason: Reason.ApplyFailed, message: applyErrors.slice(0, 5).join('; ') })
-      this.deps.events.warning(inst, Reason.ApplyFailed, applyErrors[0] ?? '')
+    const applyFailed = applyFailure(failures(pass.changes, 'apply'))
+    if (applyFailed) {
+      pass.report(applyFailed)
       status.renderedResources = this.resourceRefs(desired, m, failedKeys)
-      wake(5000)
-      return finish({ requeueAfterMs: requeueAfter ?? 5000 })
+      pass.wake(5000)
+      return finish({ requeueAfterMs: pass.requeueAfterMs ?? 5000 })
     }
 
     // 10. Orphans: objects of ours that the render no longer names.
-    const desiredKeys = new Set(desired.map((o) => objectKey(refOf(o))))
+    const desiredKeys = new Set(desired.map((d) => d.key))
     for (const k of m.fights.keys()) if (!desiredKeys.has(k)) m.fights.delete(k)
-    const owned = await this.ownedObjects(inst, tracked, guarded)
+    const owned = await this.live.owned(uid, tracked, guarded)
+    const pruned = await prune(this.deps.objects, pruneActions(owned.objects, desiredKeys))
     const failedDeletes: ResourceReference[] = []
-    for (const o of owned.objects) {
-      const k = objectKey(refOf(o))
-      if (desiredKeys.has(k)) continue
-      try {
-        await this.deleteOwned(o)
-        m.applied.delete(k)
-        this.deps.events.normal(inst, 'Pruned', `deleted ${describeObject(refOf(o))}: no longer rendered`)
-      } catch (e) {
-        failedDeletes.push({ ...refOf(o), status: 'Failed' })
-        this.deps.events.warning(inst, 'DeleteFailed', `could not delete ${describeObject(refOf(o))}: ${apiMessage(e)}`)
-      }
+    for (const p of pruned) {
+      pass.changes.push(p)
+      if (p.action === 'pruned') m.applied.delete(objectKey(p.ref))
+      else failedDeletes.push({ ...p.ref, status: 'Failed' })
     }
     set({ type: C.Applied, status: 'True', reason: Reason.Success, message: `${desired.length} object(s) applied` })
     status.renderedResources = [...this.resourceRefs(desired, m, new Set()), ...failedDeletes]
-    const clean = owned.errors.length === 0 && failedDeletes.length === 0 && terminating.length === 0
+    const clean = owned.errors.length === 0 && failedDeletes.length === 0 && releases.length === 0
 
-    await this.refreshOutputs(template, inst, status, set, { frozen: false, values, rendered: desired.map((o) => refOf(o)) })
+    await this.refreshOutputs(template, inst, status, set, { frozen: false, values, rendered: desired.map((d) => d.ref) })
 
     // 11. Sync condition.
     if (mode === 'off') {
@@ -655,13 +546,13 @@ export class InstanceReconciler {
           reason: Reason.SyncPending,
           message: 'sync mode is off; applying until the first clean pass',
         })
-        wake(2000)
+        pass.wake(2000)
       }
     } else if ([...m.fights.values()].some((f) => f.conflict)) {
       const parts = [...m.fights]
         .filter(([, f]) => f.conflict)
         .slice(0, 5)
-        .map(([k, f]) => `field manager "${f.conflict?.manager}" keeps changing ${describeKey(k)}`)
+        .map(([k, f]) => `field manager "${f.conflict?.manager}" keeps changing ${describeObject(parseObjectKey(k))}`)
       set({
         type: C.Synced,
         status: 'False',
@@ -675,9 +566,9 @@ export class InstanceReconciler {
       if (failed.length > 0) {
         const msg = failed.map((s) => `${s.key}: ${s.error}`).join('; ')
         set({ type: C.Synced, status: 'False', reason: Reason.WatchFailed, message: `drift watch not running for ${msg}` })
-        this.deps.events.warning(inst, Reason.WatchFailed, `drift watch not running for ${msg}`)
+        pass.notes.push({ type: 'Warning', reason: Reason.WatchFailed, message: `drift watch not running for ${msg}` })
         this.deps.drift.retryFailed()
-        wake(10_000)
+        pass.wake(10_000)
       } else if (starting.length > 0) {
         set({
           type: C.Synced,
@@ -685,7 +576,7 @@ export class InstanceReconciler {
           reason: Reason.SyncPending,
           message: `starting drift watches for ${starting.map((s) => s.key).join(', ')}`,
         })
-        wake(250)
+        pass.wake(250)
       } else {
         set({
           type: C.Synced,
@@ -698,39 +589,40 @@ export class InstanceReconciler {
     return finish()
   }
 
+  private remembered(m: Memory, key: string): ObjectMemory {
+    const applied = m.applied.get(key)
+    const fight = m.fights.get(key)
+    return { ...(applied ? { applied } : {}), ...(fight ? { fight } : {}) }
+  }
+
   /**
-   * Feeds one observation of an object to its fight state (./fight.ts) and
-   * reports what came of it: the start and the end of a fight as Events, a
-   * later look as a requeue.
+   * Stores what to remember about an object after its action (apply/plan.ts
+   * remember) and reports what its fight state says: the start or the end of a
+   * fight into the change set, a later look as a requeue.
    */
-  private fightEvent(
-    inst: TemplateInstance,
-    m: Memory,
-    key: string,
-    obj: IdentifiedObject,
-    e: FightEvent,
-    wake: (ms: number) => void,
-  ): FightStep {
-    const r = fightStep(m.fights.get(key), e, this.fight)
-    if (r.state) m.fights.set(key, r.state)
+  private keep(m: Memory, pass: Pass, action: ObjectAction, result: IdentifiedObject | undefined, at: number): FightStep | undefined {
+    const key = action.desired.key
+    const { memory, corrected } = remember(this.remembered(m, key), action, result, at, this.fight)
+    if (memory.applied) m.applied.set(key, memory.applied)
+    else m.applied.delete(key)
+    if (memory.fight) m.fights.set(key, memory.fight)
     else m.fights.delete(key)
-    if (r.recheckMs !== undefined) wake(r.recheckMs)
-    const what = describeObject(refOf(obj))
-    if (r.notice?.kind === 'conflict') {
-      this.deps.events.warning(
-        inst,
-        Reason.DriftConflict,
-        `${what} drifted again right after each of the last ${r.notice.streak} corrections; field manager "${r.notice.manager}" keeps changing it. ` +
-          `Corrections continue with backoff: the next in ${formatDuration(r.notice.nextInMs)}, later ones at least every ${formatDuration(this.fight.backoffMaxMs)}`,
-      )
-    } else if (r.notice?.kind === 'ended') {
-      this.deps.events.normal(
-        inst,
-        'DriftConflictResolved',
-        `${what} stayed as rendered for ${formatDuration(r.notice.calmMs)} after the last correction; the fight with field manager "${r.notice.manager}" is over and drift is corrected at once again`,
-      )
+    const steps = [action.type === 'unchanged' || action.type === 'wait' || action.type === 'correct' ? action.fight : undefined, corrected]
+    for (const step of steps) {
+      if (step?.recheckMs !== undefined) pass.wake(step.recheckMs)
+      const notice = step?.notice
+      if (notice?.kind === 'conflict' || notice?.kind === 'ended') pass.changes.push({ action: 'fight', ref: action.desired.ref, notice })
     }
-    return r
+    return corrected
+  }
+
+  /** Records the pass's Events, once. */
+  private record(inst: TemplateInstance, pass: Pass): void {
+    const notes = [...eventsFor(pass.changes.splice(0), this.fight), ...pass.notes.splice(0)]
+    for (const n of notes) {
+      if (n.type === 'Normal') this.deps.events.normal(inst, n.reason, n.message)
+      else this.deps.events.warning(inst, n.reason, n.message)
+    }
   }
 
   /**
@@ -806,11 +698,13 @@ export class InstanceReconciler {
       const ref = { apiVersion: r.apiVersion, kind: r.kind, name: r.name, ...(r.namespace ? { namespace: r.namespace } : {}) }
       live.set(
         objectKey(ref),
-        await this.liveObject({
-          apiVersion: r.apiVersion,
-          kind: r.kind,
-          metadata: { name: r.name, ...(r.namespace ? { namespace: r.namespace } : {}) },
-        }).catch(() => undefined),
+        await this.live
+          .get({
+            apiVersion: r.apiVersion,
+            kind: r.kind,
+            metadata: { name: r.name, ...(r.namespace ? { namespace: r.namespace } : {}) },
+          })
+          .catch(() => undefined),
       )
     }
     const out = extractOutputs({
@@ -823,35 +717,14 @@ export class InstanceReconciler {
     set({ type: C.OutputsResolved, status: out.condition.status, reason: out.condition.reason, message: out.condition.message })
   }
 
-  private resourceRefs(desired: readonly IdentifiedObject[], m: Memory, failed: Set<string>): ResourceReference[] {
-    return desired.map((o) => {
-      const r = refOf(o)
-      const rec = m.applied.get(objectKey(r))
-      const ref: ResourceReference = { ...r }
-      const generation = rec?.result.metadata.generation
+  private resourceRefs(desired: readonly DesiredObject[], m: Memory, failed: ReadonlySet<string>): ResourceReference[] {
+    return desired.map((d) => {
+      const ref: ResourceReference = { ...d.ref }
+      const generation = m.applied.get(d.key)?.result.metadata.generation
       if (generation !== undefined) ref.observedGeneration = generation
-      if (failed.has(objectKey(r))) ref.status = 'Failed'
+      if (failed.has(d.key)) ref.status = 'Failed'
       return ref
     })
-  }
-
-  /** The live object: from the drift watch when it covers it, then from a conflict watch, else a GET. */
-  private async liveObject(obj: IdentifiedObject): Promise<IdentifiedObject | undefined> {
-    const g = trackedKind(obj.apiVersion, obj.kind)
-    const watch = this.deps.drift.get(g)
-    if (watch && this.deps.drift.state(g).synced) {
-      const cached = watch.get(obj.metadata.namespace, obj.metadata.name)
-      if (cached) return { ...(cached as IdentifiedObject), apiVersion: obj.apiVersion, kind: obj.kind }
-      // Not in the label-selected cache: absent, or present without our labels.
-    }
-    const ck = objectKey(refOf(obj))
-    const byName = this.deps.conflicts.get(ck)
-    if (byName && this.deps.conflicts.state(ck).synced) {
-      const cached = byName.get(obj.metadata.namespace, obj.metadata.name)
-      return cached ? { ...(cached as IdentifiedObject), apiVersion: obj.apiVersion, kind: obj.kind } : undefined
-    }
-    const got = await this.deps.objects.get(refOf(obj))
-    return got ? { ...got, apiVersion: obj.apiVersion, kind: obj.kind } : undefined
   }
 
   /**
@@ -860,7 +733,7 @@ export class InstanceReconciler {
    * objects are gone.
    */
   private async maintainFrozen(inst: TemplateInstance, gvks: readonly string[], rendered: readonly ResourceReference[]): Promise<string[]> {
-    const { objects } = await this.ownedObjects(inst, gvks, false)
+    const { objects } = await this.live.owned(inst.metadata?.uid ?? '', gvks, false)
     const byKey = new Map(objects.map((o) => [objectKey(refOf(o)), o]))
     const missing: string[] = []
     for (const r of rendered) {
@@ -895,38 +768,6 @@ const TRACKED_KINDS_PROBE_MS = 10 * 60_000
 /** The CRD was seen dropping trackedKinds not long ago (it may have been updated since: try again now and then). */
 function dropsTrackedKinds(m: Memory, nowMs: number): boolean {
   return m.trackedKindsDroppedAt !== undefined && nowMs - m.trackedKindsDroppedAt < TRACKED_KINDS_PROBE_MS
-}
-
-function describeKey(k: string): string {
-  return describeObject(parseObjectKey(k))
-}
-
-/** True when every difference between what we applied and what is live lies in a field our intent sets. */
-function driftOnlyInOwnFields(
-  applied: IdentifiedObject,
-  live: IdentifiedObject,
-  intent: IdentifiedObject,
-  ignore: CompiledIgnore,
-): boolean {
-  const changes = compare(applied, live, ignore)
-  if (changes.length === 0) return false
-  return changes.every((c) => c.kind !== 'added' && hasPointer(intent, c.pointer))
-}
-
-function hasPointer(obj: unknown, pointer: string): boolean {
-  let cur: unknown = obj
-  for (const key of pointerTokens(pointer)) {
-    if (Array.isArray(cur)) {
-      const i = Number(key)
-      if (!Number.isInteger(i) || i < 0 || i >= cur.length) return false
-      cur = cur[i]
-    } else if (cur !== null && typeof cur === 'object' && Object.hasOwn(cur, key)) {
-      cur = (cur as Record<string, unknown>)[key]
-    } else {
-      return false
-    }
-  }
-  return true
 }
 
 /** Watch keys of parameter sources; a source no API can serve (an invalid apiVersion) has nothing to watch. */

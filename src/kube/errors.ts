@@ -6,6 +6,15 @@ export interface StatusDetails {
   reason?: string
   message?: string
   code?: number
+  details?: { causes?: StatusCause[] }
+}
+
+/** One cause of a rejected request (metav1.StatusCause): for a 422, one invalid field each. */
+export interface StatusCause {
+  readonly reason?: string
+  readonly message?: string
+  /** The field in the API's own path syntax, e.g. spec.template or spec.clusterIPs[0]. */
+  readonly field?: string
 }
 
 export class KubeApiError extends Error {
@@ -15,8 +24,10 @@ export class KubeApiError extends Error {
   readonly path: string
   /** Message of the API server's Status object, without our request prefix. */
   readonly apiMessage: string
+  /** details.causes of the Status object (empty when it had none). */
+  readonly causes: readonly StatusCause[]
 
-  constructor(method: string, path: string, code: number, reason: string, apiMessage: string) {
+  constructor(method: string, path: string, code: number, reason: string, apiMessage: string, causes: readonly StatusCause[] = []) {
     super(`${method} ${path}: ${code} ${reason}: ${apiMessage}`)
     this.name = 'KubeApiError'
     this.code = code
@@ -24,19 +35,22 @@ export class KubeApiError extends Error {
     this.method = method
     this.path = path
     this.apiMessage = apiMessage
+    this.causes = causes
   }
 
   static fromResponse(method: string, path: string, code: number, body: string): KubeApiError {
     let reason = ''
     let message = body.slice(0, 500)
+    let causes: StatusCause[] = []
     try {
       const status = JSON.parse(body) as StatusDetails
       reason = status.reason ?? ''
       message = status.message ?? message
+      if (Array.isArray(status.details?.causes)) causes = status.details.causes.filter((c) => typeof c === 'object' && c !== null)
     } catch {
       // not a Status object; keep the raw (truncated) text
     }
-    return new KubeApiError(method, path, code, reason || String(code), message)
+    return new KubeApiError(method, path, code, reason || String(code), message, causes)
   }
 }
 
@@ -50,4 +64,37 @@ export function isConflict(e: unknown): boolean {
 
 export function isGone(e: unknown): boolean {
   return e instanceof KubeApiError && e.code === 410
+}
+
+// How the API server words a change to a field that may not change: the
+// generic immutability check (Job spec.template, Deployment spec.selector,
+// an immutable ConfigMap's data), Service spec.clusterIPs and ipFamilies,
+// RoleBinding roleRef, the StatefulSet spec, and the message CRD authors
+// conventionally give a CEL transition rule.
+const IMMUTABLE =
+  /field is immutable(?: when `immutable` is set)?|\bis immutable\b|may not change once set|cannot change roleRef|updates to statefulset spec for fields other than .*? are forbidden/i
+
+export interface ImmutableField {
+  /** The field in the API's own path syntax; "(unnamed field)" when the API did not name it. */
+  readonly field: string
+  /** The API server's words for why, e.g. "field is immutable"; never the value it quotes. */
+  readonly detail: string
+}
+
+/**
+ * The fields a rejected create, update or apply tried to change although they
+ * are immutable; empty for any other error. Read from the Status causes (a
+ * 422 Invalid names one field each), or from the message when a webhook or an
+ * older server gave no causes.
+ */
+export function immutableFields(e: unknown): ImmutableField[] {
+  if (!(e instanceof KubeApiError) || e.code !== 422) return []
+  const out: ImmutableField[] = []
+  for (const c of e.causes) {
+    const m = IMMUTABLE.exec(c.message ?? '')
+    if (m && !out.some((f) => f.field === (c.field || '(unnamed field)'))) out.push({ field: c.field || '(unnamed field)', detail: m[0] })
+  }
+  if (out.length > 0) return out
+  const m = IMMUTABLE.exec(e.apiMessage)
+  return m ? [{ field: '(unnamed field)', detail: m[0] }] : []
 }

@@ -1,0 +1,274 @@
+// The reconciler's decisions for one pass over an instance's rendered objects,
+// as data. Pure: desired objects, live objects, what is remembered about each
+// (the last apply, the fight state of ../fight.ts) and the time in; one typed
+// action per object out. The I/O that carries the actions out lives next door
+// (diff.ts, apply.ts, prune.ts); docs/reconcile.md walks through the whole pass.
+//
+// An object is planned in two looks, because a server-side dry-run is the
+// judge of "would my apply change anything":
+//   1. planObject, before any request: conflict (not ours), release (being
+//      deleted by someone), unchanged (the live object is where our last apply
+//      left it), wait (a correction still backing off), or check (ask first);
+//   2. settle, for a check, with the dry-run's answer (or, for a drift that
+//      lies only in fields we set, with the last apply's result): unchanged,
+//      create, update (a new render), correct (drift put back) or wait.
+// remember() then says what to keep after the action was carried out.
+
+import { createHash } from 'node:crypto'
+import { objectKey, refOf } from '../../api/identity.ts'
+import type { IdentifiedObject, ObjectRef } from '../../api/meta.ts'
+import { FIELD_MANAGER } from '../../api/names.ts'
+import { type InstanceIdentity, ownershipOf } from '../../api/ownership.ts'
+import { compare } from '../../drift/compare.ts'
+import { preserveIgnoredFields } from '../../drift/preserve.ts'
+import type { Change } from '../../drift/types.ts'
+import type { CompiledIgnore } from '../../fieldpath/compile.ts'
+import { pointerTokens } from '../../fieldpath/pointer.ts'
+import { type FightOptions, type FightState, type FightStep, fightStep, pendingWait } from '../fight.ts'
+
+/** A rendered object, stamped, with its identity and the hash its last apply is remembered by. */
+export interface DesiredObject {
+  readonly obj: IdentifiedObject
+  readonly ref: ObjectRef
+  readonly key: string
+  readonly hash: string
+}
+
+export function desiredObject(obj: IdentifiedObject): DesiredObject {
+  const ref = refOf(obj)
+  return { obj, ref, key: objectKey(ref), hash: createHash('sha256').update(JSON.stringify(obj)).digest('base64url') }
+}
+
+/** What the reconciler remembers about one object between passes (in memory only). */
+export interface ObjectMemory {
+  /** Our last apply of the object: the hash of what we sent and what the API server made of it. */
+  readonly applied?: { readonly desiredHash: string; readonly result: IdentifiedObject }
+  /** Set once the object drifted back after a correction (../fight.ts). */
+  readonly fight?: FightState
+}
+
+export interface PlanContext {
+  readonly owner: InstanceIdentity
+  readonly ignore: CompiledIgnore
+  /** Milliseconds since the epoch. */
+  readonly now: number
+  readonly fight: FightOptions
+}
+
+interface About {
+  readonly desired: DesiredObject
+}
+
+/** The object exists and is not ours; it is never adopted silently. */
+export interface Conflict extends About {
+  readonly type: 'conflict'
+  readonly reason: 'NotOwned'
+  readonly live: IdentifiedObject
+  /** The UID label of the instance that owns it, when there is one. */
+  readonly ownerUid?: string
+}
+
+/** Someone deleted the object; our finalizer is released so it can go, and its DELETED event brings the re-create. */
+export interface Release extends About {
+  readonly type: 'release'
+  readonly live: IdentifiedObject
+}
+
+/** Nothing to write. */
+export interface Unchanged extends About {
+  readonly type: 'unchanged'
+  /** The calm step of the object's fight state. */
+  readonly fight: FightStep
+  /** A dry-run result that matched the live object: remembered as our last apply. */
+  readonly checked?: IdentifiedObject
+}
+
+/** A correction that waits out its backoff (a fight); the object is not even dry-run before it is due. */
+export interface Wait extends About {
+  readonly type: 'wait'
+  readonly waitMs: number
+  /** The drift step that decided the wait (absent when a known wait is still running). */
+  readonly fight?: FightStep
+}
+
+/** To be decided after asking: a server-side dry-run, or (dryRun false) the last apply's result. */
+export interface Check extends About {
+  readonly type: 'check'
+  readonly live: IdentifiedObject | undefined
+  /** What to send: the desired object with ignored fields taken from the live one. */
+  readonly intent: IdentifiedObject
+  /** False when the drift lies only in fields our intent sets: our apply certainly changes them back. */
+  readonly dryRun: boolean
+}
+
+export interface Create extends About {
+  readonly type: 'create'
+  readonly intent: IdentifiedObject
+}
+
+/** A new render of an existing object. */
+export interface Update extends About {
+  readonly type: 'update'
+  readonly live: IdentifiedObject
+  readonly intent: IdentifiedObject
+  readonly changes: readonly Change[]
+}
+
+/** Drift put back: the live object differs from what we applied last and the render has not changed. */
+export interface Correct extends About {
+  readonly type: 'correct'
+  readonly live: IdentifiedObject
+  readonly intent: IdentifiedObject
+  readonly changes: readonly Change[]
+  /** The drift step of the object's fight state. */
+  readonly fight: FightStep
+}
+
+/** An object of ours that the render no longer names. */
+export interface Prune {
+  readonly type: 'prune'
+  readonly ref: ObjectRef
+  readonly key: string
+  readonly live: IdentifiedObject
+}
+
+export type FirstLook = Conflict | Release | Unchanged | Wait | Check
+export type ObjectAction = Conflict | Release | Unchanged | Wait | Create | Update | Correct
+
+/** What a dry-run apply answered for a check. */
+export interface DryRunAnswer {
+  readonly wouldBe: IdentifiedObject
+  /** From the live object to wouldBe, outside ignoreFields and server-managed fields; empty for a create. */
+  readonly changes: readonly Change[]
+}
+
+/** The first look at one rendered object, before any request. */
+export function planObject(desired: DesiredObject, live: IdentifiedObject | undefined, memory: ObjectMemory, ctx: PlanContext): FirstLook {
+  if (live !== undefined) {
+    const verdict = ownershipOf(live, ctx.owner)
+    if (!verdict.owned) {
+      return { type: 'conflict', desired, reason: 'NotOwned', live, ...(verdict.ownerUid ? { ownerUid: verdict.ownerUid } : {}) }
+    }
+    if (live.metadata.deletionTimestamp) return { type: 'release', desired, live }
+  }
+  const applied = memory.applied
+  const isCorrection = live !== undefined && applied?.desiredHash === desired.hash
+  // The drift watch's copy is back where our last apply left it: no request at all.
+  if (isCorrection && compare(applied.result, live, ctx.ignore).length === 0) {
+    return { type: 'unchanged', desired, fight: fightStep(memory.fight, { type: 'calm', now: ctx.now }, ctx.fight) }
+  }
+  const waiting = isCorrection ? pendingWait(memory.fight, ctx.now, ctx.fight) : 0
+  if (waiting > 0) return { type: 'wait', desired, waitMs: waiting }
+  // Drift only in fields we set means our apply certainly changes them back:
+  // no need to ask the server first. Anything else (a new render, fields of
+  // other managers) goes through the dry-run.
+  const direct = isCorrection && driftOnlyInOwnFields(applied.result, live, desired.obj, ctx.ignore)
+  const intent = live ? preserveIgnoredFields(desired.obj, live, ctx.ignore) : desired.obj
+  return { type: 'check', desired, live, intent, dryRun: !direct }
+}
+
+/** The decision for a check, once the dry-run answered (`answer` is required when check.dryRun). */
+export function settle(check: Check, memory: ObjectMemory, answer: DryRunAnswer | undefined, ctx: PlanContext): ObjectAction {
+  const { desired, live, intent } = check
+  if (check.dryRun && answer === undefined) throw new Error(`${objectKey(desired.ref)}: settled without its dry-run`)
+  if (live === undefined) return { type: 'create', desired, intent }
+  const last = memory.applied
+  const changes = answer ? answer.changes : last ? compare(live, last.result, ctx.ignore) : []
+  if (changes.length === 0) {
+    const fight = fightStep(memory.fight, { type: 'calm', now: ctx.now }, ctx.fight)
+    return { type: 'unchanged', desired, fight, ...(answer ? { checked: answer.wouldBe } : {}) }
+  }
+  if (last?.desiredHash !== desired.hash) return { type: 'update', desired, live, intent, changes }
+  const fight = fightStep(memory.fight, { type: 'drift', now: ctx.now, manager: lastOtherManager(live) }, ctx.fight)
+  if (fight.action && !fight.action.correct) return { type: 'wait', desired, waitMs: fight.action.waitMs, fight }
+  return { type: 'correct', desired, live, intent, changes, fight }
+}
+
+/** Objects of ours (found by the UID label) that the render no longer names. */
+export function pruneActions(owned: readonly IdentifiedObject[], desiredKeys: ReadonlySet<string>): Prune[] {
+  const out: Prune[] = []
+  for (const live of owned) {
+    const ref = refOf(live)
+    const key = objectKey(ref)
+    if (!desiredKeys.has(key)) out.push({ type: 'prune', ref, key, live })
+  }
+  return out
+}
+
+/**
+ * What to remember about an object once its action was carried out. `result`
+ * is what the apply returned, undefined when it failed (or none was made). A
+ * successful correction feeds the fight state; its step (the end of a backoff,
+ * a recheck) comes back as `corrected`.
+ */
+export function remember(
+  prev: ObjectMemory,
+  action: ObjectAction,
+  result: IdentifiedObject | undefined,
+  now: number,
+  opts: FightOptions,
+): { memory: ObjectMemory; corrected?: FightStep } {
+  const hash = action.desired.hash
+  const withFight = (applied: ObjectMemory['applied'], fight: FightState | undefined): ObjectMemory => ({
+    ...(applied ? { applied } : {}),
+    ...(fight ? { fight } : {}),
+  })
+  switch (action.type) {
+    case 'conflict':
+    case 'release':
+      return { memory: prev }
+    case 'unchanged':
+      return { memory: withFight(action.checked ? { desiredHash: hash, result: action.checked } : prev.applied, action.fight.state) }
+    case 'wait':
+      return { memory: withFight(prev.applied, action.fight ? action.fight.state : prev.fight) }
+    case 'create':
+    case 'update':
+      // A new render or a first apply: whatever fight there was is about something else.
+      return { memory: result ? withFight({ desiredHash: hash, result }, undefined) : prev }
+    case 'correct': {
+      if (!result) return { memory: withFight(prev.applied, action.fight.state) }
+      const corrected = fightStep(action.fight.state, { type: 'corrected', now }, opts)
+      return { memory: withFight({ desiredHash: hash, result }, corrected.state), corrected }
+    }
+  }
+}
+
+/** The most recent writer of the object other than us, from managedFields. */
+export function lastOtherManager(obj: IdentifiedObject | undefined): string {
+  const entries = obj?.metadata.managedFields ?? []
+  let best: { manager: string; time: string } | undefined
+  for (const e of entries) {
+    if (!e.manager || e.manager === FIELD_MANAGER) continue
+    const time = e.time ?? ''
+    if (!best || time >= best.time) best = { manager: e.manager, time }
+  }
+  return best?.manager ?? 'unknown'
+}
+
+/** True when every difference between what we applied and what is live lies in a field our intent sets. */
+function driftOnlyInOwnFields(
+  applied: IdentifiedObject,
+  live: IdentifiedObject,
+  intent: IdentifiedObject,
+  ignore: CompiledIgnore,
+): boolean {
+  const changes = compare(applied, live, ignore)
+  if (changes.length === 0) return false
+  return changes.every((c) => c.kind !== 'added' && hasPointer(intent, c.pointer))
+}
+
+function hasPointer(obj: unknown, pointer: string): boolean {
+  let cur: unknown = obj
+  for (const key of pointerTokens(pointer)) {
+    if (Array.isArray(cur)) {
+      const i = Number(key)
+      if (!Number.isInteger(i) || i < 0 || i >= cur.length) return false
+      cur = cur[i]
+    } else if (cur !== null && typeof cur === 'object' && Object.hasOwn(cur, key)) {
+      cur = (cur as Record<string, unknown>)[key]
+    } else {
+      return false
+    }
+  }
+  return true
+}

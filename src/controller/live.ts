@@ -1,0 +1,83 @@
+// Where the reconciler reads live objects: a drift watch's cache when it covers
+// the kind and has synced, then a watch of the single object (an ownership
+// conflict), and only then the API server. Objects from a cache are frozen
+// copies; the apiVersion and kind asked for are put on them, as a watch of a
+// kind returns them in its own.
+
+import { objectKey, refOf } from '../api/identity.ts'
+import type { IdentifiedObject } from '../api/meta.ts'
+import { LABEL_INSTANCE_UID } from '../api/names.ts'
+import { parseTrackedKind, trackedKind } from '../api/templateinstance-kinds.ts'
+import { KubeApiError } from '../kube/errors.ts'
+import type { ObjectClient } from '../kube/objects.ts'
+import type { WatchRegistry } from './registry.ts'
+
+export interface LiveObjectsDeps {
+  readonly objects: Pick<ObjectClient, 'get' | 'list'>
+  /** Shared drift watches, keyed by tracked kind. */
+  readonly drift: WatchRegistry
+  /** Watches of single objects an instance is in an ownership conflict with, keyed by objectKey(). */
+  readonly conflicts: WatchRegistry
+}
+
+export class LiveObjects {
+  private readonly deps: LiveObjectsDeps
+
+  constructor(deps: LiveObjectsDeps) {
+    this.deps = deps
+  }
+
+  /** The live object, undefined when it does not exist. */
+  async get(obj: IdentifiedObject): Promise<IdentifiedObject | undefined> {
+    const { apiVersion, kind } = obj
+    const g = trackedKind(apiVersion, kind)
+    const watch = this.deps.drift.get(g)
+    if (watch && this.deps.drift.state(g).synced) {
+      const cached = watch.get(obj.metadata.namespace, obj.metadata.name)
+      if (cached) return { ...(cached as IdentifiedObject), apiVersion, kind }
+      // Not in the label-selected cache: absent, or present without our labels.
+    }
+    const ref = refOf(obj)
+    const ck = objectKey(ref)
+    const byName = this.deps.conflicts.get(ck)
+    if (byName && this.deps.conflicts.state(ck).synced) {
+      const cached = byName.get(obj.metadata.namespace, obj.metadata.name)
+      return cached ? { ...(cached as IdentifiedObject), apiVersion, kind } : undefined
+    }
+    const got = await this.deps.objects.get(ref)
+    return got ? { ...got, apiVersion, kind } : undefined
+  }
+
+  /**
+   * Every object that carries the instance's UID label, across `kinds`
+   * (tracked kinds). With preferCache a synced drift watch answers; otherwise a
+   * list per kind. A kind that cannot be read is named in `errors`.
+   */
+  async owned(uid: string, kinds: readonly string[], preferCache: boolean): Promise<{ objects: IdentifiedObject[]; errors: string[] }> {
+    const objects: IdentifiedObject[] = []
+    const errors: string[] = []
+    for (const g of kinds) {
+      let apiVersion: string
+      let kind: string
+      try {
+        ;({ apiVersion, kind } = parseTrackedKind(g))
+      } catch (e) {
+        errors.push(`${g}: ${(e as Error).message}`)
+        continue
+      }
+      const watch = preferCache ? this.deps.drift.get(g) : undefined
+      if (watch && this.deps.drift.state(g).synced) {
+        for (const o of watch.list()) {
+          if (o.metadata?.labels?.[LABEL_INSTANCE_UID] === uid) objects.push({ ...(o as IdentifiedObject), apiVersion, kind })
+        }
+        continue
+      }
+      try {
+        objects.push(...(await this.deps.objects.list(apiVersion, kind, { labelSelector: `${LABEL_INSTANCE_UID}=${uid}` })))
+      } catch (e) {
+        errors.push(`${g}: ${e instanceof KubeApiError ? e.apiMessage : (e as Error).message}`)
+      }
+    }
+    return { objects, errors }
+  }
+}

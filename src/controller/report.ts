@@ -1,0 +1,145 @@
+// From a pass's change set (apply/changeset.ts) to what users see: the Events
+// on the TemplateInstance and the Applied condition. Pure; the reconcile
+// records the Events and writes the status. Events name objects and field
+// paths, never values.
+
+import { describeObject } from '../api/identity.ts'
+import { InstanceConditionType as C, type ConditionUpdate, Reason } from '../api/conditions.ts'
+import { ANNOTATION_INSTANCE_REF } from '../api/names.ts'
+import type { ChangeSetEntry, ObjectError } from './apply/changeset.ts'
+import { type FightOptions, formatDuration } from './fight.ts'
+
+export interface EventNote {
+  readonly type: 'Normal' | 'Warning'
+  readonly reason: string
+  readonly message: string
+}
+
+/** How many changed paths a Reverted Event lists before "and N more". */
+const PATHS_IN_EVENT = 10
+
+/** One Event per object that was created, updated, corrected, pruned or let go, and per fight that started or ended. */
+export function eventsFor(set: readonly ChangeSetEntry[], fight: FightOptions): EventNote[] {
+  const out: EventNote[] = []
+  for (const e of set) {
+    const what = describeObject(e.ref)
+    switch (e.action) {
+      case 'created':
+        out.push({ type: 'Normal', reason: 'Created', message: `created ${what}` })
+        break
+      case 'updated':
+        out.push({ type: 'Normal', reason: 'Updated', message: `updated ${what}` })
+        break
+      case 'corrected': {
+        const paths = e.changes
+          .slice(0, PATHS_IN_EVENT)
+          .map((c) => c.path)
+          .join(', ')
+        const more = e.changes.length > PATHS_IN_EVENT ? ` and ${e.changes.length - PATHS_IN_EVENT} more` : ''
+        const after = e.resumed
+          ? ` (after a ${formatDuration(e.resumed.waitedMs)} backoff${e.resumed.manager ? `: field manager "${e.resumed.manager}" keeps changing it` : ''})`
+          : ''
+        out.push({ type: 'Normal', reason: 'Reverted', message: `reverted drift in ${what}: ${paths}${more}${after}` })
+        break
+      }
+      case 'pruned':
+        out.push({ type: 'Normal', reason: 'Pruned', message: `deleted ${what}: no longer rendered` })
+        break
+      case 'released':
+        out.push({ type: 'Normal', reason: 'ObjectDeleted', message: `${what} was deleted outside template-sync; it will be re-created` })
+        break
+      case 'failed':
+        // A failed prune is reported per object; apply and dry-run failures once per pass (appliedFailure).
+        if (e.error.operation === 'delete') {
+          out.push({ type: 'Warning', reason: 'DeleteFailed', message: `could not delete ${what}: ${e.error.message}` })
+        }
+        break
+      case 'fight':
+        if (e.notice.kind === 'conflict') {
+          out.push({
+            type: 'Warning',
+            reason: Reason.DriftConflict,
+            message:
+              `${what} drifted again right after each of the last ${e.notice.streak} corrections; field manager "${e.notice.manager}" keeps changing it. ` +
+              `Corrections continue with backoff: the next in ${formatDuration(e.notice.nextInMs)}, later ones at least every ${formatDuration(fight.backoffMaxMs)}`,
+          })
+        } else {
+          out.push({
+            type: 'Normal',
+            reason: 'DriftConflictResolved',
+            message: `${what} stayed as rendered for ${formatDuration(e.notice.calmMs)} after the last correction; the fight with field manager "${e.notice.manager}" is over and drift is corrected at once again`,
+          })
+        }
+        break
+      case 'conflict':
+        // Reported once per pass (ownershipConflict).
+        break
+    }
+  }
+  return out
+}
+
+export interface AppliedReport {
+  readonly condition: ConditionUpdate
+  readonly event: EventNote
+}
+
+function conflictText(e: Extract<ChangeSetEntry, { action: 'conflict' }>): string {
+  return `${describeObject(e.ref)} exists and is not managed by this TemplateInstance${e.ownerUid ? ` (owned by TemplateInstance uid ${e.ownerUid})` : ''}`
+}
+
+/** Applied=False/OwnershipConflict for the objects that exist without our ownership; undefined when there are none. */
+export function ownershipConflict(set: readonly ChangeSetEntry[], instanceRef: string): AppliedReport | undefined {
+  const conflicts = set.flatMap((e) => (e.action === 'conflict' ? [conflictText(e)] : []))
+  if (conflicts.length === 0) return undefined
+  return {
+    condition: {
+      type: C.Applied,
+      status: 'False',
+      reason: Reason.OwnershipConflict,
+      message: `${conflicts.slice(0, 5).join('; ')}. Delete or rename the existing object, or annotate it with ${ANNOTATION_INSTANCE_REF}=${instanceRef} to let this instance adopt it.`,
+    },
+    event: { type: 'Warning', reason: Reason.OwnershipConflict, message: conflicts[0] ?? '' },
+  }
+}
+
+function immutableText(e: ObjectError): string {
+  return `the new render changes ${e.immutable.join(', ')} of ${describeObject(e.ref)}, which the API server does not allow to change`
+}
+
+/** The gate rejected the render: nothing was applied. */
+export function dryRunFailure(e: ObjectError): AppliedReport {
+  if (e.immutable.length > 0) {
+    return {
+      condition: {
+        type: C.Applied,
+        status: 'False',
+        reason: Reason.ImmutableFieldChanged,
+        message: `${immutableText(e)}; nothing was applied. Delete ${describeObject(e.ref)} to have it created from the new render, or change the Template back`,
+      },
+      event: { type: 'Warning', reason: Reason.ImmutableFieldChanged, message: `${immutableText(e)} (${e.message})` },
+    }
+  }
+  return {
+    condition: {
+      type: C.Applied,
+      status: 'False',
+      reason: Reason.DryRunFailed,
+      message: `server-side dry-run of ${describeObject(e.ref)} failed, nothing was applied: ${e.message}`,
+    },
+    event: { type: 'Warning', reason: Reason.DryRunFailed, message: `${describeObject(e.ref)}: ${e.message}` },
+  }
+}
+
+/** Some applies failed (the others went through). An immutable field among them names the condition. */
+export function applyFailure(errors: readonly ObjectError[]): AppliedReport | undefined {
+  if (errors.length === 0) return undefined
+  const texts = errors.map((e) =>
+    e.immutable.length > 0 ? `${immutableText(e)} (${e.message})` : `${describeObject(e.ref)}: ${e.message}`,
+  )
+  const reason = errors.some((e) => e.immutable.length > 0) ? Reason.ImmutableFieldChanged : Reason.ApplyFailed
+  return {
+    condition: { type: C.Applied, status: 'False', reason, message: texts.slice(0, 5).join('; ') },
+    event: { type: 'Warning', reason, message: texts[0] ?? '' },
+  }
+}

@@ -1,0 +1,197 @@
+// From a pass's change set to Events and the Applied condition, and how a
+// rejected request is classified (an immutable field or anything else).
+
+import t from 'tap'
+import type { ObjectRef } from '../../src/api/meta.ts'
+import { Reason } from '../../src/api/conditions.ts'
+import { type ChangeSetEntry, failures, objectError } from '../../src/controller/apply/changeset.ts'
+import { DEFAULT_FIGHT_OPTIONS } from '../../src/controller/fight.ts'
+import { applyFailure, dryRunFailure, eventsFor, ownershipConflict } from '../../src/controller/report.ts'
+import { immutableFields, KubeApiError } from '../../src/kube/errors.ts'
+
+const cm: ObjectRef = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'team-a', name: 'cfg' }
+const job: ObjectRef = { apiVersion: 'batch/v1', kind: 'Job', namespace: 'team-a', name: 'migrate' }
+
+/** A 422 as the API server sends it for a changed Job template. */
+const immutableJob = KubeApiError.fromResponse(
+  'PATCH',
+  '/apis/batch/v1/namespaces/team-a/jobs/migrate',
+  422,
+  JSON.stringify({
+    kind: 'Status',
+    status: 'Failure',
+    reason: 'Invalid',
+    code: 422,
+    message: 'Job.batch "migrate" is invalid: spec.template: Invalid value: "object": field is immutable',
+    details: { causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: "object": field is immutable', field: 'spec.template' }] },
+  }),
+)
+
+t.test('immutable-field rejections are told apart from other errors', async (t) => {
+  t.same(immutableFields(immutableJob), [{ field: 'spec.template', detail: 'field is immutable' }])
+  const service = KubeApiError.fromResponse(
+    'PATCH',
+    '/api/v1/namespaces/team-a/services/web',
+    422,
+    JSON.stringify({
+      reason: 'Invalid',
+      message: 'Service "web" is invalid: spec.clusterIPs[0]: Invalid value: ["10.0.0.9"]: may not change once set',
+      details: {
+        causes: [
+          { reason: 'FieldValueInvalid', message: 'Invalid value: ["10.0.0.9"]: may not change once set', field: 'spec.clusterIPs[0]' },
+        ],
+      },
+    }),
+  )
+  t.same(immutableFields(service), [{ field: 'spec.clusterIPs[0]', detail: 'may not change once set' }])
+  const fromMessage = KubeApiError.fromResponse(
+    'PATCH',
+    '/x',
+    422,
+    JSON.stringify({ message: 'admission webhook denied: spec.foo is immutable' }),
+  )
+  t.same(immutableFields(fromMessage), [{ field: '(unnamed field)', detail: 'is immutable' }], 'a message without causes')
+  const configMap = KubeApiError.fromResponse(
+    'PATCH',
+    '/x',
+    422,
+    JSON.stringify({
+      message: 'ConfigMap "x" is invalid: data: Forbidden: field is immutable when `immutable` is set',
+      details: {
+        causes: [{ reason: 'FieldValueForbidden', message: 'Forbidden: field is immutable when `immutable` is set', field: 'data' }],
+      },
+    }),
+  )
+  t.same(immutableFields(configMap), [{ field: 'data', detail: 'field is immutable when `immutable` is set' }])
+  const invalid = KubeApiError.fromResponse(
+    'PATCH',
+    '/x',
+    422,
+    JSON.stringify({
+      message: 'ConfigMap "x" is invalid: data: Invalid value',
+      details: { causes: [{ field: 'data', message: 'Invalid value' }] },
+    }),
+  )
+  t.same(immutableFields(invalid), [], 'an ordinary invalid value')
+  t.same(
+    immutableFields(KubeApiError.fromResponse('PATCH', '/x', 409, JSON.stringify({ message: 'field is immutable' }))),
+    [],
+    'only a 422',
+  )
+  t.same(immutableFields(new Error('field is immutable')), [], 'only an API error')
+  t.same(
+    objectError(job, 'dry-run', immutableJob),
+    { ref: job, operation: 'dry-run', immutable: ['spec.template'], message: 'spec.template: field is immutable', error: immutableJob },
+    'the message names the field and why, never the value the server quotes',
+  )
+})
+
+t.test('a rejected dry-run: DryRunFailed, or ImmutableFieldChanged naming the field and what to do', async (t) => {
+  const plain = dryRunFailure(objectError(cm, 'dry-run', new KubeApiError('PATCH', '/x', 422, 'Invalid', 'data.a: Invalid value')))
+  t.same(plain.condition, {
+    type: 'Applied',
+    status: 'False',
+    reason: Reason.DryRunFailed,
+    message: 'server-side dry-run of ConfigMap team-a/cfg failed, nothing was applied: data.a: Invalid value',
+  })
+  t.same(plain.event, { type: 'Warning', reason: Reason.DryRunFailed, message: 'ConfigMap team-a/cfg: data.a: Invalid value' })
+  const immutable = dryRunFailure(objectError(job, 'dry-run', immutableJob))
+  t.equal(immutable.condition.reason, Reason.ImmutableFieldChanged)
+  t.equal(
+    immutable.condition.message,
+    'the new render changes spec.template of Job team-a/migrate, which the API server does not allow to change; nothing was applied. ' +
+      'Delete Job team-a/migrate to have it created from the new render, or change the Template back',
+  )
+  t.same(immutable.event, {
+    type: 'Warning',
+    reason: Reason.ImmutableFieldChanged,
+    message:
+      'the new render changes spec.template of Job team-a/migrate, which the API server does not allow to change (spec.template: field is immutable)',
+  })
+})
+
+t.test('failed applies: one condition for all, ImmutableFieldChanged when one is', async (t) => {
+  t.equal(applyFailure([]), undefined)
+  const plain = applyFailure([objectError(cm, 'apply', new KubeApiError('PATCH', '/x', 500, 'InternalError', 'etcd timeout'))])
+  t.same(plain?.condition, { type: 'Applied', status: 'False', reason: Reason.ApplyFailed, message: 'ConfigMap team-a/cfg: etcd timeout' })
+  t.same(plain?.event, { type: 'Warning', reason: Reason.ApplyFailed, message: 'ConfigMap team-a/cfg: etcd timeout' })
+  const mixed = applyFailure([
+    objectError(cm, 'apply', new KubeApiError('PATCH', '/x', 500, 'InternalError', 'etcd timeout')),
+    objectError(job, 'apply', immutableJob),
+  ])
+  t.equal(mixed?.condition.reason, Reason.ImmutableFieldChanged)
+  t.equal(
+    mixed?.condition.message,
+    'ConfigMap team-a/cfg: etcd timeout; the new render changes spec.template of Job team-a/migrate, which the API server does not allow to change (spec.template: field is immutable)',
+  )
+})
+
+t.test('ownership conflicts: one condition naming up to five objects and the way to adopt, one Event', async (t) => {
+  const set: ChangeSetEntry[] = [
+    { action: 'conflict', ref: cm },
+    { action: 'conflict', ref: { ...cm, name: 'other' }, ownerUid: 'uid-x' },
+  ]
+  const r = ownershipConflict(set, 'team-a/app')
+  t.equal(r?.condition.reason, Reason.OwnershipConflict)
+  t.equal(
+    r?.condition.message,
+    'ConfigMap team-a/cfg exists and is not managed by this TemplateInstance; ' +
+      'ConfigMap team-a/other exists and is not managed by this TemplateInstance (owned by TemplateInstance uid uid-x). ' +
+      'Delete or rename the existing object, or annotate it with templates.v2.stakater.com/instance-ref=team-a/app to let this instance adopt it.',
+  )
+  t.same(r?.event, {
+    type: 'Warning',
+    reason: Reason.OwnershipConflict,
+    message: 'ConfigMap team-a/cfg exists and is not managed by this TemplateInstance',
+  })
+  t.equal(ownershipConflict([{ action: 'created', ref: cm }], 'team-a/app'), undefined)
+})
+
+t.test('Events name what happened to each object, paths but never values', async (t) => {
+  const changes = Array.from({ length: 12 }, (_, i) => ({ pointer: `/data/k${i}`, path: `data.k${i}`, kind: 'changed' as const }))
+  const set: ChangeSetEntry[] = [
+    { action: 'created', ref: cm },
+    { action: 'updated', ref: cm },
+    { action: 'corrected', ref: cm, changes: changes.slice(0, 2) },
+    { action: 'corrected', ref: cm, changes, resumed: { waitedMs: 1500, manager: 'fighter' } },
+    { action: 'pruned', ref: cm },
+    { action: 'released', ref: cm },
+    { action: 'failed', ref: cm, error: objectError(cm, 'delete', new Error('forbidden')) },
+    { action: 'failed', ref: cm, error: objectError(cm, 'apply', new Error('reported once per pass')) },
+    { action: 'conflict', ref: cm },
+    { action: 'fight', ref: cm, notice: { kind: 'conflict', manager: 'fighter', streak: 3, nextInMs: 2000 } },
+    { action: 'fight', ref: cm, notice: { kind: 'ended', manager: 'fighter', calmMs: 10_000 } },
+  ]
+  t.same(eventsFor(set, DEFAULT_FIGHT_OPTIONS), [
+    { type: 'Normal', reason: 'Created', message: 'created ConfigMap team-a/cfg' },
+    { type: 'Normal', reason: 'Updated', message: 'updated ConfigMap team-a/cfg' },
+    { type: 'Normal', reason: 'Reverted', message: 'reverted drift in ConfigMap team-a/cfg: data.k0, data.k1' },
+    {
+      type: 'Normal',
+      reason: 'Reverted',
+      message:
+        'reverted drift in ConfigMap team-a/cfg: data.k0, data.k1, data.k2, data.k3, data.k4, data.k5, data.k6, data.k7, data.k8, data.k9 and 2 more' +
+        ' (after a 1.5s backoff: field manager "fighter" keeps changing it)',
+    },
+    { type: 'Normal', reason: 'Pruned', message: 'deleted ConfigMap team-a/cfg: no longer rendered' },
+    { type: 'Normal', reason: 'ObjectDeleted', message: 'ConfigMap team-a/cfg was deleted outside template-sync; it will be re-created' },
+    { type: 'Warning', reason: 'DeleteFailed', message: 'could not delete ConfigMap team-a/cfg: forbidden' },
+    {
+      type: 'Warning',
+      reason: 'DriftConflict',
+      message:
+        'ConfigMap team-a/cfg drifted again right after each of the last 3 corrections; field manager "fighter" keeps changing it. ' +
+        'Corrections continue with backoff: the next in 2s, later ones at least every 5m',
+    },
+    {
+      type: 'Normal',
+      reason: 'DriftConflictResolved',
+      message:
+        'ConfigMap team-a/cfg stayed as rendered for 10s after the last correction; the fight with field manager "fighter" is over and drift is corrected at once again',
+    },
+  ])
+  t.same(
+    failures(set, 'apply').map((e) => e.message),
+    ['reported once per pass'],
+  )
+})
