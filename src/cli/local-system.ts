@@ -11,6 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { crdManifests } from '../api/crds.ts'
+import type { IdentifiedObject } from '../api/meta.ts'
 import { GROUP, VERSION } from '../api/names.ts'
 import { CONTENT_APPLY, type KubeClient } from '../kube/client.ts'
 import { KubeApiError } from '../kube/errors.ts'
@@ -33,13 +34,6 @@ export interface LocalCluster {
   /** The CA that signs the API server's certificate and the serving certificates below. */
   readonly caPem: string
   issueServingCert(name: string, sans: readonly string[]): { readonly certPem: string; readonly keyPem: string }
-}
-
-export interface Manifest {
-  apiVersion: string
-  kind: string
-  metadata: { name: string; namespace?: string }
-  [field: string]: unknown
 }
 
 export interface SystemOptions {
@@ -80,7 +74,7 @@ export async function until<T>(what: string, fn: () => Promise<T | undefined>, t
 }
 
 /** Server-side apply of one manifest, as the local field manager. */
-export async function applyManifest(client: KubeClient, mapper: RestMapper, m: Manifest): Promise<void> {
+export async function applyManifest(client: KubeClient, mapper: RestMapper, m: IdentifiedObject): Promise<void> {
   const mapping = await mapper.mapping(m.apiVersion, m.kind)
   await client.request('PATCH', resourcePath(mapping, m.metadata.namespace, m.metadata.name), {
     body: m,
@@ -144,9 +138,9 @@ export async function localChartInput(url: string, caPem: string): Promise<HelmR
 }
 
 /** The chart's ValidatingWebhookConfiguration, pointed at a local URL and CA. */
-async function renderWebhookConfiguration(url: string, caPem: string): Promise<Manifest[]> {
+async function renderWebhookConfiguration(url: string, caPem: string): Promise<IdentifiedObject[]> {
   const { objects } = renderChart(await localChartInput(url, caPem))
-  return objects.filter((o) => o.template === WEBHOOK_CONFIGURATION_TEMPLATE).map((o) => o.object as unknown as Manifest)
+  return objects.filter((o) => o.template === WEBHOOK_CONFIGURATION_TEMPLATE).map((o) => o.object as unknown as IdentifiedObject)
 }
 
 async function reconcilerKubeconfig(client: KubeClient, mapper: RestMapper, cluster: LocalCluster, path: string): Promise<void> {
@@ -175,7 +169,7 @@ async function reconcilerKubeconfig(client: KubeClient, mapper: RestMapper, clus
 export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   const { client, cluster, supervisor, stateDir, signal } = opts
   const mapper = new RestMapper(client)
-  for (const crd of crdManifests()) await applyManifest(client, mapper, crd as unknown as Manifest)
+  for (const crd of crdManifests()) await applyManifest(client, mapper, crd as unknown as IdentifiedObject)
   await until(
     'the CRDs to be served',
     () => client.getOrUndefined(`/apis/${GROUP}/${VERSION}/templates`).catch(() => undefined),

@@ -26,7 +26,8 @@ import { parseFlags, boolFlag, stringFlag, UsageError, type TextSink } from './a
 import { describeError } from './exit-report.ts'
 import { installLastWords } from './last-words.ts'
 import { isAlive, killGroup } from './processes.ts'
-import { applyManifest, REPO_ROOT, startSystem, until, type Manifest, type RunningSystem } from './local-system.ts'
+import type { IdentifiedObject } from '../api/meta.ts'
+import { applyManifest, REPO_ROOT, startSystem, until, type RunningSystem } from './local-system.ts'
 import { reapLeftovers, Supervisor } from './supervisor.ts'
 
 type Out = (line: string) => void
@@ -137,7 +138,7 @@ async function applyExamples(client: KubeClient, signal: AbortSignal): Promise<v
     .sort()
   for (const f of files) {
     for (const doc of loadAll(readFileSync(join(REPO_ROOT, 'examples', f), 'utf8')))
-      if (doc) await applyManifest(client, mapper, doc as Manifest)
+      if (doc) await applyManifest(client, mapper, doc as IdentifiedObject)
   }
   for (const name of ['baseline', 'web', 'settings']) {
     await until(

@@ -25,7 +25,7 @@ import type { RenderOutcome } from '../controller/pipeline.ts'
 import { KubeClient } from '../kube/client.ts'
 import { KubeApiError } from '../kube/errors.ts'
 import { RestMapper, UnknownKindError } from '../kube/discovery.ts'
-import type { IdentifiedObject } from '../api/meta.ts'
+import type { IdentifiedObject, KubeObject } from '../api/meta.ts'
 import { describeSource, resolveParameters } from '../render/params.ts'
 import { renderInstance } from '../render/render.ts'
 import type { ParameterSources } from '../render/sources.ts'
@@ -305,9 +305,7 @@ export async function renderObjects(
 /** The Namespace's labels; undefined when it does not exist. */
 async function namespaceLabels(client: KubeClient, namespace: string): Promise<Record<string, string> | undefined | 'forbidden'> {
   try {
-    const ns = await client.getOrUndefined<{ metadata?: { labels?: Record<string, string> } }>(
-      `/api/v1/namespaces/${encodeURIComponent(namespace)}`,
-    )
+    const ns = await client.getOrUndefined<KubeObject>(`/api/v1/namespaces/${encodeURIComponent(namespace)}`)
     return ns === undefined ? undefined : (ns.metadata?.labels ?? {})
   } catch (err) {
     if (err instanceof KubeApiError && err.code === 403) return 'forbidden'

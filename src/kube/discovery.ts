@@ -2,6 +2,7 @@
 // discovery. Cached per group/version; a miss refetches once so that a CRD
 // installed after start is found.
 
+import { parseApiVersion } from '../api/identity.ts'
 import type { KubeClient } from './client.ts'
 
 export interface ResourceMapping {
@@ -24,11 +25,6 @@ export class UnknownKindError extends Error {
   }
 }
 
-export function splitApiVersion(apiVersion: string): { group: string; version: string } {
-  const i = apiVersion.indexOf('/')
-  return i < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) }
-}
-
 export class RestMapper {
   private readonly client: KubeClient
   private readonly cache = new Map<string, { at: number; byKind: Map<string, ResourceMapping> }>()
@@ -39,7 +35,8 @@ export class RestMapper {
   }
 
   private async fetchGroupVersion(apiVersion: string): Promise<Map<string, ResourceMapping>> {
-    const { group, version } = splitApiVersion(apiVersion)
+    // An apiVersion that is not "version" or "group/version" throws here, inside mapping()'s UnknownKindError.
+    const { group, version } = parseApiVersion(apiVersion)
     const path = group ? `/apis/${group}/${version}` : `/api/${version}`
     const list = await this.client.get<APIResourceList>(path)
     const byKind = new Map<string, ResourceMapping>()
