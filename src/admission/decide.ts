@@ -13,13 +13,13 @@
 //      outside ignoreFields. Subresources are judged as subresources.ts says.
 
 import type { KubeObject } from '../api/meta.ts'
-import { SYNC_MODES, type SyncMode } from '../api/names.ts'
-import type { Template } from '../api/template.ts'
+import type { SyncMode } from '../api/names.ts'
+import { syncModeOf, type Template } from '../api/template.ts'
 import type { TemplateInstance } from '../api/templateinstance.ts'
 import { compare } from '../drift/compare.ts'
+import { type EnforcedIgnore, enforcedIgnore } from '../drift/ignore-cache.ts'
 import type { Change } from '../drift/types.ts'
 import { compileIgnoreFields, type CompiledIgnore } from '../fieldpath/compile.ts'
-import { FieldPathError } from '../fieldpath/errors.ts'
 import {
   AUDIT_INSTANCE,
   AUDIT_PATHS,
@@ -44,7 +44,7 @@ import {
   updateDenied,
   type Ownership,
 } from './messages.ts'
-import { formatInstanceRef, readInstanceRef, readInstanceUid, type InstanceRef } from './ownership.ts'
+import { formatInstanceRef, type InstanceRef, readInstanceRef, readInstanceUid } from '../api/ownership.ts'
 import { handlingOf, type SubresourceHandling } from './subresources.ts'
 import type { AdmissionRequest } from './types.ts'
 
@@ -202,27 +202,11 @@ function templateRefOf(instance: TemplateInstance, ref: InstanceRef): InstanceRe
   return { namespace, name: t.name }
 }
 
-/** The schema restricts mode to the enum and defaults it to off; anything else reads as off. */
-export function syncModeOf(template: Template): SyncMode {
-  const mode: unknown = template.spec?.sync?.mode
-  return (SYNC_MODES as readonly unknown[]).includes(mode) ? (mode as SyncMode) : 'off'
-}
-
 // ---- steps 4-5: judging by mode ---------------------------------------------
 
-interface IgnoreChoice {
-  readonly ignore: CompiledIgnore
-  /** Set when the Template's list does not compile; `ignore` then exempts nothing. */
-  readonly invalid?: FieldPathError
-}
-
-function chooseIgnore(lookups: AdmissionLookups, template: Template): IgnoreChoice {
-  try {
-    return { ignore: lookups.getIgnore(template) }
-  } catch (err) {
-    if (!(err instanceof FieldPathError)) throw err
-    return { ignore: compileIgnoreFields([]), invalid: err }
-  }
+/** What the Template leaves out, by the one rule for an invalid list (src/drift/ignore-cache.ts). */
+function chooseIgnore(lookups: AdmissionLookups, template: Template): EnforcedIgnore {
+  return enforcedIgnore(() => lookups.getIgnore(template))
 }
 
 /**
@@ -325,7 +309,7 @@ function judgeStrict(facts: RequestFacts, owned: Owned, target: string): Decisio
   const who: Ownership = { instance: owned.owner, template: owned.template }
   if (effectiveOperation(req, owned.handling) === 'DELETE') return deny('ProtectedObjectDeleted', deleteDenied(target, who), owned.owner)
 
-  let choice: IgnoreChoice
+  let choice: EnforcedIgnore
   let found: Changes
   try {
     choice = chooseIgnore(lookups, owned.templateObject)

@@ -1,8 +1,11 @@
 // Ownership of rendered objects: the labels and annotation that tie an object
-// to its TemplateInstance (see names.ts), stamped before every apply, and the
-// rule by which the reconciler and `template-sync diff` judge whether a live
-// object is theirs. The finalizer stamped with them lets cleanup run even when
-// the instance goes first.
+// to its TemplateInstance (see names.ts), how they are stamped before every
+// apply, how the webhook reads them from a stored object, and the rule by which
+// the reconciler and `template-sync diff` judge whether a live object is
+// theirs. The instance-ref annotation names the owner; the instance-uid label
+// proves it is that owner and not a later TemplateInstance that reuses the
+// name. The finalizer stamped with them lets cleanup run even when the
+// instance goes first.
 
 import type { IdentifiedObject, KubeObject } from './meta.ts'
 import {
@@ -16,15 +19,58 @@ import {
   type SyncMode,
 } from './names.ts'
 
-export interface InstanceIdentity {
-  readonly name: string
+export interface InstanceRef {
   readonly namespace: string
+  readonly name: string
+}
+
+export interface InstanceIdentity extends InstanceRef {
   readonly uid: string
 }
 
+export type OwnerRefReading =
+  | { readonly kind: 'absent' }
+  | { readonly kind: 'malformed' }
+  | { readonly kind: 'ref'; readonly ref: InstanceRef }
+
+const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
+const NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/
+
+/** "<namespace>/<name>" with valid DNS names on both sides, or undefined. */
+export function parseInstanceRef(value: string): InstanceRef | undefined {
+  const slash = value.indexOf('/')
+  if (slash < 0 || slash !== value.lastIndexOf('/')) return undefined
+  const namespace = value.slice(0, slash)
+  const name = value.slice(slash + 1)
+  if (namespace.length > 63 || !NAMESPACE.test(namespace)) return undefined
+  if (name.length > 253 || !NAME.test(name)) return undefined
+  return { namespace, name }
+}
+
 /** The instance-ref annotation's value: "<namespace>/<name>". */
-export function instanceRefOf(instance: Pick<InstanceIdentity, 'namespace' | 'name'>): string {
-  return `${instance.namespace}/${instance.name}`
+export function formatInstanceRef(ref: InstanceRef): string {
+  return `${ref.namespace}/${ref.name}`
+}
+
+/** Own string entry of a label/annotation map; anything else counts as absent. */
+function entry(map: unknown, key: string): string | undefined {
+  if (typeof map !== 'object' || map === null || !Object.hasOwn(map, key)) return undefined
+  const value: unknown = (map as Record<string, unknown>)[key]
+  return typeof value === 'string' ? value : undefined
+}
+
+/** The owner the instance-ref annotation names, as the webhook reads it from a stored object. */
+export function readInstanceRef(obj: KubeObject | null | undefined): OwnerRefReading {
+  const raw = entry(obj?.metadata?.annotations, ANNOTATION_INSTANCE_REF)
+  if (raw === undefined) return { kind: 'absent' }
+  const ref = parseInstanceRef(raw)
+  return ref === undefined ? { kind: 'malformed' } : { kind: 'ref', ref }
+}
+
+/** The instance-uid label; an empty one is none (the webhook then enforces nothing). */
+export function readInstanceUid(obj: KubeObject | null | undefined): string | undefined {
+  const uid = entry(obj?.metadata?.labels, LABEL_INSTANCE_UID)
+  return uid === '' ? undefined : uid
 }
 
 /**
@@ -47,7 +93,7 @@ export function stampOwnership<T extends IdentifiedObject>(obj: T, instance: Ins
     [LABEL_INSTANCE_NAMESPACE]: instance.namespace,
     [LABEL_SYNC_MODE]: mode,
   }
-  meta.annotations = { ...meta.annotations, [ANNOTATION_INSTANCE_REF]: instanceRefOf(instance) }
+  meta.annotations = { ...meta.annotations, [ANNOTATION_INSTANCE_REF]: formatInstanceRef(instance) }
   // metadata.finalizers is a set for server-side apply: a repeated entry would be rejected.
   const finalizers = [...new Set([...(meta.finalizers ?? []), FINALIZER_RESOURCE])].filter(
     (f) => mode !== 'off' || f !== FINALIZER_RESOURCE,
@@ -70,8 +116,10 @@ export type OwnershipVerdict =
  * still counts as a label: such an object is nobody's to adopt.
  */
 export function ownershipOf(obj: KubeObject, instance: InstanceIdentity): OwnershipVerdict {
-  const labelUid = obj.metadata?.labels?.[LABEL_INSTANCE_UID]
-  if (labelUid !== undefined)
-    return labelUid === instance.uid ? { owned: true } : labelUid ? { owned: false, ownerUid: labelUid } : { owned: false }
-  return obj.metadata?.annotations?.[ANNOTATION_INSTANCE_REF] === instanceRefOf(instance) ? { owned: true } : { owned: false }
+  const labelUid = entry(obj.metadata?.labels, LABEL_INSTANCE_UID)
+  if (labelUid !== undefined) {
+    if (labelUid === instance.uid) return { owned: true }
+    return labelUid ? { owned: false, ownerUid: labelUid } : { owned: false }
+  }
+  return entry(obj.metadata?.annotations, ANNOTATION_INSTANCE_REF) === formatInstanceRef(instance) ? { owned: true } : { owned: false }
 }

@@ -13,7 +13,7 @@
 // that could not be checked).
 
 import { LABEL_INSTANCE_UID, type SyncMode } from '../api/names.ts'
-import { type InstanceIdentity, instanceRefOf } from '../api/ownership.ts'
+import { type InstanceIdentity, formatInstanceRef } from '../api/ownership.ts'
 import type { Change, ChangeKind } from '../drift/types.ts'
 import type { CompiledIgnore } from '../fieldpath/compile.ts'
 import { IgnoreCache } from '../drift/ignore-cache.ts'
@@ -155,7 +155,7 @@ export async function diffInstance(client: KubeClient, ref: InstanceName): Promi
   const ignore = enforced.ignore
   const objects = new ObjectClient(client, new RestMapper(client))
   const uid = instance.metadata?.uid ?? ''
-  const instanceRef = instanceRefOf(ref)
+  const instanceRef = formatInstanceRef(ref)
   const owner: InstanceIdentity = { namespace: ref.namespace, name: ref.name, uid }
   const entries: DiffEntry[] = []
   for (const desired of rendered.objects) entries.push(await checkObject(objects, desired, ignore, owner))

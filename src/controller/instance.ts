@@ -32,7 +32,7 @@ import type { KubeClient } from '../kube/client.ts'
 import { CONTENT_JSON_PATCH, CONTENT_MERGE } from '../kube/client.ts'
 import { KubeApiError } from '../kube/errors.ts'
 import type { ObjectClient } from '../kube/objects.ts'
-import { instanceRefOf } from '../api/ownership.ts'
+import { formatInstanceRef } from '../api/ownership.ts'
 import { extractOutputs, outputSourceRefs } from '../outputs/extract.ts'
 import { applyActions } from './apply/apply.ts'
 import { type ChangeSet, failures } from './apply/changeset.ts'
@@ -457,7 +457,7 @@ export class InstanceReconciler {
     if (conflicts.length > 0) {
       for (const c of conflicts)
         pass.changes.push({ action: 'conflict', ref: c.desired.ref, ...(c.ownerUid ? { ownerUid: c.ownerUid } : {}) })
-      const report = ownershipConflict(pass.changes, instanceRefOf({ namespace: ns, name }))
+      const report = ownershipConflict(pass.changes, formatInstanceRef({ namespace: ns, name }))
       if (report) pass.report(report)
       return finish()
     }

@@ -8,7 +8,7 @@ import type { KubeObject } from '../api/meta.ts'
 import type { Template } from '../api/template.ts'
 import type { TemplateInstance } from '../api/templateinstance.ts'
 import type { CompiledIgnore } from '../fieldpath/compile.ts'
-import type { IgnoreCache } from './ignore-cache.ts'
+import type { IgnoreCache } from '../drift/ignore-cache.ts'
 import type { SlimNamespace } from './transforms.ts'
 
 /** The read side of a Reflector. */

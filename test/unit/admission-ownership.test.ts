@@ -1,6 +1,6 @@
 import t from 'tap'
 import { ANNOTATION_INSTANCE_REF, LABEL_INSTANCE_UID } from '../../src/api/names.ts'
-import { parseInstanceRef, readInstanceRef, readInstanceUid } from '../../src/admission/ownership.ts'
+import { parseInstanceRef, readInstanceRef, readInstanceUid } from '../../src/api/ownership.ts'
 
 t.test('parseInstanceRef accepts "<namespace>/<name>"', async (t) => {
   t.strictSame(parseInstanceRef('team-a/app1'), { namespace: 'team-a', name: 'app1' })

@@ -4,7 +4,7 @@
 
 import t from 'tap'
 import { slimInstance, slimNamespace, slimScaleTarget, slimTemplate } from '../../src/webhook/transforms.ts'
-import { IgnoreCache } from '../../src/webhook/ignore-cache.ts'
+import { IgnoreCache } from '../../src/drift/ignore-cache.ts'
 import { createLookups, scaleTargetKey } from '../../src/webhook/lookups.ts'
 import { BodyError, MAX_JSON_DEPTH, nestsDeeperThan, parseJsonBody } from '../../src/webhook/json-body.ts'
 import { createWebhookMetrics, observeCaches } from '../../src/webhook/metrics.ts'
