@@ -12,7 +12,7 @@ import type { KubeObject } from '../api/meta.ts'
 import { ACCEPT_METADATA, ACCEPT_METADATA_LIST, type KubeClient, type WatchEvent } from './client.ts'
 import { KubeApiError } from './errors.ts'
 import { deepFreeze } from './freeze.ts'
-import { ObjectStore, storeKey } from './store.ts'
+import { type Indexers, ObjectStore, storeKey } from './store.ts'
 
 export interface ReflectorOptions<T> {
   /** Collection path, e.g. /apis/templates.v2.stakater.com/v2alpha1/templates (all namespaces). */
@@ -21,6 +21,8 @@ export interface ReflectorOptions<T> {
   fieldSelector?: string
   /** Applied to every object before it is cached (e.g. drop managedFields). */
   transform?: (obj: KubeObject) => T
+  /** Indexes of the cache, by name (see ObjectStore); queried with byIndex(). */
+  indexers?: Indexers<T>
   /** Server-side watch timeout range in seconds; a random value in it is used per watch. */
   watchTimeoutSeconds?: [number, number]
   /** Abort a watch that delivered nothing (not even a bookmark) for this long. */
@@ -69,10 +71,13 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
 export class Reflector<T extends KubeObject = KubeObject> {
   private readonly client: KubeClient
   private readonly opts: Required<
-    Omit<ReflectorOptions<T>, 'labelSelector' | 'fieldSelector' | 'transform' | 'onRecover' | 'metadataOnly' | 'parseWatchLine'>
+    Omit<
+      ReflectorOptions<T>,
+      'labelSelector' | 'fieldSelector' | 'transform' | 'onRecover' | 'metadataOnly' | 'parseWatchLine' | 'indexers'
+    >
   > &
     ReflectorOptions<T>
-  private readonly store = new ObjectStore<T>()
+  private readonly store: ObjectStore<T>
   private readonly emitter = new EventEmitter()
   private readonly stopController = new AbortController()
   private currentWatch: AbortController | undefined
@@ -98,6 +103,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
       name: opts.path,
       ...opts,
     }
+    this.store = new ObjectStore<T>(opts.indexers)
     this.emitter.setMaxListeners(0)
   }
 
@@ -142,6 +148,16 @@ export class Reflector<T extends KubeObject = KubeObject> {
 
   list(): T[] {
     return [...this.store.values()]
+  }
+
+  /** The cached objects of one namespace, without looking at the others. */
+  listNamespace(namespace: string | undefined): T[] {
+    return this.store.inNamespace(namespace)
+  }
+
+  /** The cached objects a declared index files under value. */
+  byIndex(index: string, value: string): T[] {
+    return this.store.byIndex(index, value)
   }
 
   size(): number {

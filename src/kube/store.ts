@@ -3,6 +3,11 @@
 // The admission path looks up by namespace and name several times per
 // request; building the "namespace/name" string and hashing it anew each time
 // cost about three times as much as two lookups of strings it already has.
+//
+// Further indexes are declared by name, as client-go's Indexers are: each maps
+// an object to the values it is found under (a label's value, the Template an
+// instance uses). A question such as "which instances use this Template"
+// then costs the size of its answer, not a scan of every cached object.
 
 import { namespacedKey } from '../api/identity.ts'
 import type { KubeObject } from '../api/meta.ts'
@@ -15,15 +20,33 @@ export function storeKey(obj: StoredObject): string {
   return namespacedKey(obj.metadata?.namespace, obj.metadata?.name ?? '')
 }
 
+/** Index name -> the values an object is indexed under (none: not in that index). */
+export type Indexers<T> = Readonly<Record<string, (obj: T) => readonly (string | undefined)[]>>
+
+/** value -> storeKey -> object, for one index. */
+type Index<T> = Map<string, Map<string, T>>
+
 export class ObjectStore<T extends StoredObject> {
   private readonly byKey = new Map<string, T>()
   /** namespace ("" for cluster-scoped) -> name -> object. */
   private readonly byNamespace = new Map<string, Map<string, T>>()
+  private readonly indexes = new Map<string, Index<T>>()
+  /** The declared indexes with their functions, walked on every put and delete. */
+  private readonly indexList: { readonly values: (obj: T) => readonly (string | undefined)[]; readonly index: Index<T> }[] = []
+
+  constructor(indexers: Indexers<T> = {}) {
+    for (const [name, values] of Object.entries(indexers)) {
+      const index: Index<T> = new Map()
+      this.indexes.set(name, index)
+      this.indexList.push({ values, index })
+    }
+  }
 
   /** Stores obj under its own key (storeKey) and returns the object it replaced. */
   put(obj: T): T | undefined {
     const key = storeKey(obj)
     const old = this.byKey.get(key)
+    if (old !== undefined) this.unindex(key, old)
     this.byKey.set(key, obj)
     const namespace = obj.metadata?.namespace ?? ''
     let names = this.byNamespace.get(namespace)
@@ -32,6 +55,7 @@ export class ObjectStore<T extends StoredObject> {
       this.byNamespace.set(namespace, names)
     }
     names.set(obj.metadata?.name ?? '', obj)
+    this.index(key, obj)
     return old
   }
 
@@ -40,6 +64,7 @@ export class ObjectStore<T extends StoredObject> {
     const old = this.byKey.get(key)
     if (old === undefined) return undefined
     this.byKey.delete(key)
+    this.unindex(key, old)
     const namespace = old.metadata?.namespace ?? ''
     const names = this.byNamespace.get(namespace)
     if (names !== undefined) {
@@ -58,6 +83,21 @@ export class ObjectStore<T extends StoredObject> {
     return this.byKey.get(key)
   }
 
+  /** The objects of one namespace ("" or undefined: the cluster-scoped ones). */
+  inNamespace(namespace: string | undefined): T[] {
+    return [...(this.byNamespace.get(namespace || '')?.values() ?? [])]
+  }
+
+  /** The objects the named index files under value; throws for an index that was not declared. */
+  byIndex(name: string, value: string): T[] {
+    return [...(this.indexOf(name).get(value)?.values() ?? [])]
+  }
+
+  /** The values the named index holds objects under. */
+  indexValues(name: string): string[] {
+    return [...this.indexOf(name).keys()]
+  }
+
   keys(): IterableIterator<string> {
     return this.byKey.keys()
   }
@@ -68,5 +108,40 @@ export class ObjectStore<T extends StoredObject> {
 
   get size(): number {
     return this.byKey.size
+  }
+
+  private indexOf(name: string): Index<T> {
+    const index = this.indexes.get(name)
+    if (index === undefined)
+      throw new Error(`object store: no index named ${JSON.stringify(name)} (declared: ${[...this.indexes.keys()].join(', ') || 'none'})`)
+    return index
+  }
+
+  private index(key: string, obj: T): void {
+    for (const { values, index } of this.indexList) {
+      for (const v of values(obj)) {
+        if (v === undefined) continue
+        let bucket = index.get(v)
+        if (bucket === undefined) {
+          bucket = new Map()
+          index.set(v, bucket)
+        }
+        bucket.set(key, obj)
+      }
+    }
+  }
+
+  /** Index functions are pure, so the values old was filed under are computed again from old. */
+  private unindex(key: string, old: T): void {
+    for (const { values, index } of this.indexList) {
+      for (const v of values(old)) {
+        if (v === undefined) continue
+        const bucket = index.get(v)
+        if (bucket === undefined) continue
+        bucket.delete(key)
+        // Emptied values go, so an index never holds more entries than objects.
+        if (bucket.size === 0) index.delete(v)
+      }
+    }
   }
 }
