@@ -9,6 +9,12 @@
 // Rate limiting takes the larger of a per-key exponential backoff and an
 // overall token bucket, so one failing key backs off on its own while a storm
 // of failures cannot flood the API server.
+// Keys carry a priority, as in controller-runtime's priority queue: a ready key
+// of a higher priority is handed out first, keys of one priority in the order
+// they became ready; a key keeps the highest priority it was added with until
+// a worker takes it, and a raise moves it to the back of its new priority. So a
+// drift correction does not wait behind thousands of re-renders that one
+// Template edit queued (docs/work-queue.md).
 // Difference from client-go: after shutDown(), get() returns undefined even if
 // keys are still queued. Reconciles are level-triggered and a new leader or a
 // restart resyncs every key, so abandoning queued keys loses nothing, while
@@ -24,6 +30,16 @@ import {
   MetricsRegistry,
   readValue,
 } from '../telemetry/metrics.ts'
+
+/** The priorities the reconciler uses; higher runs first. Any integer is accepted. */
+export const PRIORITY = Object.freeze({
+  /** Live drift of a rendered object: a correction. */
+  drift: 10,
+  /** A change of the instance itself, and anything not classified. */
+  normal: 0,
+  /** Bulk work: a Template, Namespace or parameter-source change fanning out, initial lists, resyncs. */
+  low: -100,
+})
 
 /** Time and timers, injectable so tests can drive the queue deterministically. */
 export interface QueueClock {
@@ -125,6 +141,47 @@ interface Waiting<K> {
   readonly key: K
   readonly readyAt: number
   readonly seq: number
+  /** Raised in place by later delayed adds that do not move readyAt (the heap orders by readyAt only). */
+  priority: number
+}
+
+/** A key that needs processing: queued, or re-added while in flight. */
+interface Dirty {
+  priority: number
+  /** Time of the add that marked it (queue latency is measured from here). */
+  readonly addedAt: number
+  /** Sequence number of its live ready entry; -1 while in flight (it has none). */
+  seq: number
+}
+
+interface ReadyEntry<K> {
+  readonly key: K
+  readonly seq: number
+}
+
+/** FIFO of ready entries of one priority; `head` avoids O(n) shifts. */
+class Fifo<K> {
+  private items: ReadyEntry<K>[] = []
+  private head = 0
+
+  get empty(): boolean {
+    return this.head >= this.items.length
+  }
+
+  push(e: ReadyEntry<K>): void {
+    this.items.push(e)
+  }
+
+  shift(): ReadyEntry<K> | undefined {
+    if (this.head >= this.items.length) return undefined
+    const e = this.items[this.head] as ReadyEntry<K>
+    this.head++
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head)
+      this.head = 0
+    }
+    return e
+  }
 }
 
 /** Binary min-heap on (readyAt, seq): earliest first, insertion order among equals. */
@@ -191,6 +248,8 @@ export interface DurationSummary {
 export interface QueueMetrics {
   /** Keys waiting to be processed, including keys re-added while in flight. */
   readonly depth: number
+  /** depth by priority (the priority as a decimal string); priorities seen once stay, at 0. */
+  readonly depthByPriority: Readonly<Record<string, number>>
   readonly adds: number
   readonly retries: number
   /** Age of the oldest in-flight key. */
@@ -199,6 +258,8 @@ export interface QueueMetrics {
   readonly unfinishedWorkMs: number
   /** Time from the add that queued a key to the get that handed it out. */
   readonly latencyMs: DurationSummary
+  /** latencyMs by the priority the key was handed out with. */
+  readonly latencyByPriorityMs: Readonly<Record<string, DurationSummary>>
   /** Time from get to done. */
   readonly workDurationMs: DurationSummary
 }
@@ -212,6 +273,8 @@ const toMs = (s: HistogramSnapshot): DurationSummary => ({
 
 interface QueueInstruments {
   readonly depth: Gauge<'name'>
+  readonly depthByPriority: Gauge<'name' | 'priority'>
+  readonly latencyByPriority: Histogram<'name' | 'priority'>
   readonly adds: Counter<'name'>
   readonly retries: Counter<'name'>
   readonly latency: Histogram<'name'>
@@ -224,6 +287,17 @@ function instruments(reg: MetricsRegistry): QueueInstruments {
   const labelNames = ['name'] as const
   return {
     depth: reg.gauge({ name: 'workqueue_depth', help: 'Keys waiting in the work queue.', labelNames }),
+    depthByPriority: reg.gauge({
+      name: 'workqueue_depth_by_priority',
+      help: 'Keys waiting in the work queue, by the priority they will be handed out with.',
+      labelNames: ['name', 'priority'],
+    }),
+    latencyByPriority: reg.histogram({
+      name: 'workqueue_queue_duration_by_priority_seconds',
+      help: 'Time a key waited in the queue before a worker took it, by the priority it was taken with.',
+      labelNames: ['name', 'priority'],
+      buckets: DEFAULT_BUCKETS,
+    }),
     adds: reg.counter({ name: 'workqueue_adds_total', help: 'Adds that queued a key (de-duplicated adds are not counted).', labelNames }),
     retries: reg.counter({ name: 'workqueue_retries_total', help: 'Rate-limited re-adds after a failure.', labelNames }),
     latency: reg.histogram({
@@ -251,6 +325,12 @@ function instruments(reg: MetricsRegistry): QueueInstruments {
   }
 }
 
+/** A key handed to a worker, with the priority it was queued with (for requeues at the same priority). */
+export interface QueueItem<K> {
+  readonly key: K
+  readonly priority: number
+}
+
 export class WorkQueue<K extends string> {
   readonly name: string
   private readonly clock: QueueClock
@@ -260,14 +340,19 @@ export class WorkQueue<K extends string> {
   private readonly labels: { name: string }
   private readonly unregisterCollector: () => void
 
-  /** FIFO of keys ready for a worker; `head` avoids O(n) shifts. */
-  private fifo: K[] = []
-  private head = 0
-  /** Keys that need processing: queued, or re-added while in flight. Value: time of the add that marked it. */
-  private readonly dirty = new Map<K, number>()
+  /** Ready entries per priority; entries whose seq differs from their key's Dirty.seq are stale. */
+  private readonly levels = new Map<number, Fifo<K>>()
+  /** The priorities in `levels`, highest first. */
+  private order: number[] = []
+  /** Live ready entries (dirty keys not in flight). */
+  private ready = 0
+  private readonly dirty = new Map<K, Dirty>()
+  private readonly dirtyByPriority = new Map<number, number>()
+  /** Priorities keys have been handed out with (their latency series exist). */
+  private readonly latencyPriorities = new Set<number>()
   /** Keys handed to a worker and not yet done(); value: time of get(). */
   private readonly processing = new Map<K, number>()
-  private readonly getWaiters: ((key: K | undefined) => void)[] = []
+  private readonly getWaiters: ((item: QueueItem<K> | undefined) => void)[] = []
   private readonly drainWaiters: (() => void)[] = []
 
   private readonly heap = new DelayHeap<K>()
@@ -291,27 +376,55 @@ export class WorkQueue<K extends string> {
     this.unregisterCollector = reg.onCollect(() => this.updateInFlightGauges())
   }
 
-  /** Marks key as needing work. No-op if it is already waiting or the queue is shut down. */
-  add(key: K): void {
-    if (this.shuttingDown || this.dirty.has(key)) return
-    this.dirty.set(key, this.clock.now())
+  /**
+   * Marks key as needing work, at `priority` (default PRIORITY.normal). A key
+   * already waiting keeps its place unless the new priority is higher: then it
+   * moves to the back of that priority. No-op once the queue is shut down.
+   */
+  add(key: K, priority: number = PRIORITY.normal): void {
+    if (this.shuttingDown) return
+    checkPriority(priority)
+    const d = this.dirty.get(key)
+    if (d) {
+      if (priority <= d.priority) return
+      this.countDirty(d.priority, -1)
+      this.countDirty(priority, 1)
+      d.priority = priority
+      // In flight: done() queues it at the raised priority.
+      if (d.seq >= 0) {
+        this.ready--
+        this.pushReady(key, d)
+        this.handOut()
+      }
+      return
+    }
+    const nd: Dirty = { priority, addedAt: this.clock.now(), seq: -1 }
+    this.dirty.set(key, nd)
+    this.countDirty(priority, 1)
     this.m.adds.inc(this.labels)
     this.m.depth.set(this.labels, this.dirty.size)
     // An in-flight key is queued again by done(); queuing it now would let a
     // second worker take it concurrently.
     if (this.processing.has(key)) return
-    this.fifo.push(key)
+    this.pushReady(key, nd)
     this.handOut()
   }
 
-  /** Adds key once ms have passed. A key already waiting keeps the earlier of the two times. */
-  addAfter(key: K, ms: number): void {
+  /**
+   * Adds key at `priority` once ms have passed. A key already waiting keeps the
+   * earlier of the two times and the higher of the two priorities.
+   */
+  addAfter(key: K, ms: number, priority: number = PRIORITY.normal): void {
     if (this.shuttingDown) return
-    if (!(ms > 0)) return this.add(key)
+    checkPriority(priority)
+    if (!(ms > 0)) return this.add(key, priority)
     const readyAt = this.clock.now() + ms
     const current = this.waiting.get(key)
-    if (current && current.readyAt <= readyAt) return
-    const w: Waiting<K> = { key, readyAt, seq: this.seq++ }
+    if (current && current.readyAt <= readyAt) {
+      current.priority = Math.max(current.priority, priority)
+      return
+    }
+    const w: Waiting<K> = { key, readyAt, seq: this.seq++, priority: Math.max(current?.priority ?? priority, priority) }
     this.waiting.set(key, w)
     this.heap.push(w)
     // Superseded entries stay in the heap until popped; rebuild if they pile up.
@@ -319,14 +432,14 @@ export class WorkQueue<K extends string> {
     this.schedule()
   }
 
-  /** Adds key after the larger of its own backoff and the overall rate limit. */
-  addRateLimited(key: K): void {
+  /** Adds key at `priority` after the larger of its own backoff and the overall rate limit. */
+  addRateLimited(key: K, priority: number = PRIORITY.normal): void {
     if (this.shuttingDown) return
     this.m.retries.inc(this.labels)
     const now = this.clock.now()
     const perKey = this.backoff.when(key)
     const overall = this.bucket.reserve(now)
-    this.addAfter(key, Math.max(perKey, overall))
+    this.addAfter(key, Math.max(perKey, overall), priority)
   }
 
   /** Clears key's failure history, so its next failure starts again at the base delay. */
@@ -343,10 +456,15 @@ export class WorkQueue<K extends string> {
    * Waits for a key and marks it as being processed; the caller must call
    * done(key) afterwards. Resolves to undefined once the queue is shut down.
    */
-  get(): Promise<K | undefined> {
+  async get(): Promise<K | undefined> {
+    return (await this.getWithPriority())?.key
+  }
+
+  /** get(), with the priority the key was queued with. */
+  getWithPriority(): Promise<QueueItem<K> | undefined> {
     if (this.shuttingDown) return Promise.resolve(undefined)
-    const key = this.take()
-    if (key !== undefined) return Promise.resolve(key)
+    const item = this.take()
+    if (item !== undefined) return Promise.resolve(item)
     return new Promise((resolve) => this.getWaiters.push(resolve))
   }
 
@@ -356,8 +474,9 @@ export class WorkQueue<K extends string> {
     if (started === undefined) return
     this.processing.delete(key)
     this.m.work.observe(this.labels, Math.max(0, this.clock.now() - started) / 1000)
-    if (this.dirty.has(key) && !this.shuttingDown) {
-      this.fifo.push(key)
+    const d = this.dirty.get(key)
+    if (d && !this.shuttingDown) {
+      this.pushReady(key, d)
       this.handOut()
     }
     if (this.processing.size === 0) for (const w of this.drainWaiters.splice(0)) w()
@@ -365,7 +484,7 @@ export class WorkQueue<K extends string> {
 
   /** Keys ready for a worker now (not counting delayed or in-flight keys). */
   len(): number {
-    return this.fifo.length - this.head
+    return this.ready
   }
 
   /** Keys currently handed to workers. */
@@ -386,9 +505,11 @@ export class WorkQueue<K extends string> {
     this.timerDue = Infinity
     this.heap.clear()
     this.waiting.clear()
-    this.fifo = []
-    this.head = 0
+    this.levels.clear()
+    this.order = []
+    this.ready = 0
     this.dirty.clear()
+    for (const p of [...this.dirtyByPriority.keys()]) this.countDirty(p, -(this.dirtyByPriority.get(p) ?? 0))
     this.m.depth.set(this.labels, 0)
     for (const w of this.getWaiters.splice(0)) w(undefined)
     if (this.processing.size === 0) for (const w of this.drainWaiters.splice(0)) w()
@@ -405,7 +526,10 @@ export class WorkQueue<K extends string> {
   dispose(): void {
     this.shutDown()
     this.unregisterCollector()
-    for (const m of Object.values(this.m)) m.remove(this.labels)
+    const { depthByPriority, latencyByPriority, ...plain } = this.m
+    for (const m of Object.values(plain)) m.remove(this.labels)
+    for (const p of this.dirtyByPriority.keys()) depthByPriority.remove(this.priorityLabels(p))
+    for (const p of this.latencyPriorities) latencyByPriority.remove(this.priorityLabels(p))
   }
 
   async metrics(): Promise<QueueMetrics> {
@@ -417,15 +541,32 @@ export class WorkQueue<K extends string> {
       readHistogram(this.m.latency, this.labels),
       readHistogram(this.m.work, this.labels),
     ])
+    const byPriority = await Promise.all(
+      [...this.latencyPriorities].map(
+        async (p) => [String(p), toMs(await readHistogram(this.m.latencyByPriority, this.priorityLabels(p)))] as const,
+      ),
+    )
     return {
       depth,
+      depthByPriority: Object.fromEntries([...this.dirtyByPriority].map(([p, n]) => [String(p), n])),
       adds,
       retries,
       longestRunningMs: longestMs,
       unfinishedWorkMs: unfinishedMs,
       latencyMs: toMs(latency),
+      latencyByPriorityMs: Object.fromEntries(byPriority),
       workDurationMs: toMs(work),
     }
+  }
+
+  private priorityLabels(p: number): { name: string; priority: string } {
+    return { name: this.name, priority: String(p) }
+  }
+
+  private countDirty(priority: number, by: number): void {
+    const n = (this.dirtyByPriority.get(priority) ?? 0) + by
+    this.dirtyByPriority.set(priority, n)
+    this.m.depthByPriority.set(this.priorityLabels(priority), n)
   }
 
   private updateInFlightGauges(): { longestMs: number; unfinishedMs: number } {
@@ -442,29 +583,53 @@ export class WorkQueue<K extends string> {
     return { longestMs, unfinishedMs }
   }
 
-  /** Pops the next ready key and moves it to processing. */
-  private take(): K | undefined {
-    if (this.head >= this.fifo.length) return undefined
-    const key = this.fifo[this.head] as K
-    this.head++
-    if (this.head > 1024 && this.head * 2 > this.fifo.length) {
-      this.fifo = this.fifo.slice(this.head)
-      this.head = 0
+  /** Gives d a fresh ready entry at the back of its priority (any older entry of the key turns stale). */
+  private pushReady(key: K, d: Dirty): void {
+    d.seq = this.seq++
+    let fifo = this.levels.get(d.priority)
+    if (fifo === undefined) {
+      fifo = new Fifo<K>()
+      this.levels.set(d.priority, fifo)
+      this.order.push(d.priority)
+      this.order.sort((a, b) => b - a)
     }
-    const now = this.clock.now()
-    const addedAt = this.dirty.get(key) ?? now
-    this.dirty.delete(key)
-    this.processing.set(key, now)
-    this.m.depth.set(this.labels, this.dirty.size)
-    this.m.latency.observe(this.labels, Math.max(0, now - addedAt) / 1000)
-    return key
+    fifo.push({ key, seq: d.seq })
+    this.ready++
+  }
+
+  /** Pops the next ready key (highest priority first) and moves it to processing. */
+  private take(): QueueItem<K> | undefined {
+    while (this.order.length > 0) {
+      const priority = this.order[0] as number
+      const fifo = this.levels.get(priority) as Fifo<K>
+      const e = fifo.shift()
+      if (e === undefined) {
+        this.levels.delete(priority)
+        this.order.shift()
+        continue
+      }
+      const d = this.dirty.get(e.key)
+      if (d === undefined || d.seq !== e.seq) continue
+      const now = this.clock.now()
+      this.ready--
+      this.dirty.delete(e.key)
+      this.countDirty(priority, -1)
+      this.processing.set(e.key, now)
+      this.m.depth.set(this.labels, this.dirty.size)
+      const waited = Math.max(0, now - d.addedAt) / 1000
+      this.m.latency.observe(this.labels, waited)
+      this.latencyPriorities.add(priority)
+      this.m.latencyByPriority.observe(this.priorityLabels(priority), waited)
+      return { key: e.key, priority }
+    }
+    return undefined
   }
 
   private handOut(): void {
     while (this.getWaiters.length > 0) {
-      const key = this.take()
-      if (key === undefined) return
-      ;(this.getWaiters.shift() as (key: K | undefined) => void)(key)
+      const item = this.take()
+      if (item === undefined) return
+      ;(this.getWaiters.shift() as (item: QueueItem<K> | undefined) => void)(item)
     }
   }
 
@@ -506,8 +671,12 @@ export class WorkQueue<K extends string> {
       if (!top || top.readyAt > now) break
       this.heap.pop()
       this.waiting.delete(top.key)
-      this.add(top.key)
+      this.add(top.key, top.priority)
     }
     this.schedule()
   }
+}
+
+function checkPriority(priority: number): void {
+  if (!Number.isSafeInteger(priority)) throw new Error(`work queue: a priority must be an integer, got ${priority}`)
 }

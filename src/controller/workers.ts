@@ -1,7 +1,9 @@
 // Worker loops over a WorkQueue. A failed key is retried through the queue's
 // rate limiter (never in a tight loop, never lost); a successful key has its
 // backoff reset and may ask to be looked at again later (periodic checks,
-// waiting for another object to become ready).
+// waiting for another object to become ready). Both come back at the priority
+// the key was taken with, as controller-runtime requeues: a correction that
+// must wait stays a correction, a bulk re-render stays behind it.
 
 import type { WorkQueue } from './queue.ts'
 import { initReconcileMetrics, recordReconcile, type ReconcileMetrics, type ReconcileResult } from './metrics.ts'
@@ -51,8 +53,9 @@ export async function runWorkers<K extends string>(
   if (metrics) initReconcileMetrics(metrics, queue.name)
   const worker = async (id: number): Promise<void> => {
     for (;;) {
-      const key = await queue.get()
-      if (key === undefined) return
+      const item = await queue.getWithPriority()
+      if (item === undefined) return
+      const { key, priority } = item
       const started = performance.now()
       let outcome: ReconcileResult = 'error'
       try {
@@ -61,7 +64,7 @@ export async function runWorkers<K extends string>(
         const after = result?.requeueAfterMs
         outcome = 'success'
         if (after !== undefined && after >= 0) {
-          queue.addAfter(key, after)
+          queue.addAfter(key, after, priority)
           outcome = 'requeue_after'
         }
       } catch (err) {
@@ -70,9 +73,10 @@ export async function runWorkers<K extends string>(
           worker: id,
           key,
           requeues: queue.numRequeues(key),
+          priority,
           err,
         })
-        queue.addRateLimited(key)
+        queue.addRateLimited(key, priority)
       } finally {
         if (metrics) recordReconcile(metrics, queue.name, outcome, (performance.now() - started) / 1000)
         queue.done(key)

@@ -4,53 +4,11 @@
 // worker loop; then one run on real timers with several workers.
 
 import t from 'tap'
-import { WorkQueue, KeyBackoff, TokenBucket, type QueueClock } from '../../src/controller/queue.ts'
+import { KeyBackoff, TokenBucket, WorkQueue } from '../../src/controller/queue.ts'
 import { runWorkers } from '../../src/controller/workers.ts'
 import type { LogFn } from '../../src/telemetry/log.ts'
 import { MetricsRegistry } from '../../src/telemetry/metrics.ts'
-
-interface FakeTimer {
-  readonly id: number
-  readonly at: number
-  readonly fn: () => void
-}
-
-/** A clock that moves only when told to, firing due timers in time order. */
-class ManualClock implements QueueClock {
-  t = 1_700_000_000_000
-  private timers: FakeTimer[] = []
-  private nextId = 1
-
-  now(): number {
-    return this.t
-  }
-
-  setTimer(fn: () => void, ms: number): unknown {
-    const timer = { id: this.nextId++, at: this.t + ms, fn }
-    this.timers.push(timer)
-    return timer.id
-  }
-
-  clearTimer(handle: unknown): void {
-    this.timers = this.timers.filter((x) => x.id !== handle)
-  }
-
-  pendingTimers(): number {
-    return this.timers.length
-  }
-
-  advance(ms: number): void {
-    const end = this.t + ms
-    for (;;) {
-      const due = this.timers.filter((x) => x.at <= end).sort((a, b) => a.at - b.at || a.id - b.id)[0]
-      if (!due) break
-      this.timers = this.timers.filter((x) => x !== due)
-      this.t = Math.max(this.t, due.at)
-      due.fn()
-    }
-    this.t = end
-  }
-}
+import { ManualClock } from './queue-clock.ts'
 
 const settle = (): Promise<void> => new Promise((r) => setImmediate(r))
 
