@@ -2,8 +2,12 @@
 // from a ClusterConfig: in a Pod the light in-cluster loader (incluster.ts),
 // elsewhere @kubernetes/client-node's KubeConfig (kubeconfig files with every
 // auth method), loaded only when needed. Requests go through node:https with
-// one keep-alive agent so that bodies stay raw JSON (no generated serializers
+// keep-alive agents so that bodies stay raw JSON (no generated serializers
 // dropping unknown fields) and watch streams are under our control.
+// Two connection pools ("lanes"): work requests and watches share one, and
+// leader election has its own, so a Lease renewal never waits for a socket
+// behind reconcile traffic or long-lived watches (docs/leader-election.md).
+// Nothing on either lane is rate-limited on the client side.
 
 import { Agent, request as httpsRequest, type RequestOptions } from 'node:https'
 import { request as httpRequest, Agent as HttpAgent, type IncomingMessage } from 'node:http'
@@ -21,6 +25,9 @@ function newKubeConfig(): KubeConfig {
 
 export type Query = Record<string, string | number | boolean | undefined>
 
+/** Which connection pool a request uses. */
+export type Lane = 'work' | 'leader-election'
+
 export interface RequestInit {
   query?: Query
   body?: unknown
@@ -29,6 +36,13 @@ export interface RequestInit {
   timeoutMs?: number
   /** Accept header; application/json unless set (e.g. to ask for PartialObjectMetadata). */
   accept?: string
+  /** Default 'work'. 'leader-election' is for Lease reads and writes only. */
+  lane?: Lane
+}
+
+export interface KubeClientOptions {
+  /** Most concurrent connections of the work lane (requests beyond wait for one). Default 64. */
+  readonly workSockets?: number
 }
 
 /** Accept headers that make the API server send metadata only (PartialObjectMetadata / ...List). */
@@ -55,24 +69,27 @@ export class KubeClient {
   /** Every request this client made, by verb (used to prove "no API call per admission request"). */
   readonly counter: RequestCounter = { total: 0, byVerb: {} }
   private readonly observers: ((verb: string, path: string) => void)[] = []
-  private readonly agent: Agent | HttpAgent
+  private readonly agents: Readonly<Record<Lane, Agent | HttpAgent>>
   private readonly isHttps: boolean
   private readonly userAgent: string
 
-  constructor(kc: ClusterConfig, userAgent = 'template-sync') {
+  constructor(kc: ClusterConfig, userAgent = 'template-sync', opts: KubeClientOptions = {}) {
     const cluster = kc.getCurrentCluster()
     if (!cluster) throw new Error('kubeconfig has no current cluster')
     this.kubeConfig = kc
     this.server = cluster.server.replace(/\/$/, '')
     this.isHttps = this.server.startsWith('https:')
-    this.agent = this.isHttps ? new Agent({ keepAlive: true, maxSockets: 64 }) : new HttpAgent({ keepAlive: true, maxSockets: 64 })
+    const agent = (maxSockets: number): Agent | HttpAgent =>
+      this.isHttps ? new Agent({ keepAlive: true, maxSockets }) : new HttpAgent({ keepAlive: true, maxSockets })
+    // A renewal is a GET then a PUT, one at a time: two sockets leave room for a release racing a last renewal.
+    this.agents = { work: agent(opts.workSockets ?? 64), 'leader-election': agent(2) }
     this.userAgent = userAgent
   }
 
-  static fromFile(path: string, userAgent?: string): KubeClient {
+  static fromFile(path: string, userAgent?: string, opts?: KubeClientOptions): KubeClient {
     const kc = newKubeConfig()
     kc.loadFromFile(path)
-    return new KubeClient(kc, userAgent)
+    return new KubeClient(kc, userAgent, opts)
   }
 
   /** In-cluster config when running in a Pod, else KUBECONFIG / ~/.kube/config. */
@@ -93,7 +110,7 @@ export class KubeClient {
   }
 
   close(): void {
-    this.agent.destroy()
+    for (const a of Object.values(this.agents)) a.destroy()
   }
 
   private async options(method: string, url: URL, init: RequestInit): Promise<RequestOptions> {
@@ -106,7 +123,7 @@ export class KubeClient {
     headers['User-Agent'] = this.userAgent
     if (init.body !== undefined) headers['Content-Type'] = init.contentType ?? 'application/json'
     opts.headers = headers
-    opts.agent = this.agent
+    opts.agent = this.agents[init.lane ?? 'work']
     opts.hostname = url.hostname
     opts.port = url.port
     opts.path = url.pathname + url.search

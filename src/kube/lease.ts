@@ -14,10 +14,13 @@
 //    a read shows another holder.
 //  - On a graceful stop the leader lets its work wind down and then clears
 //    holderIdentity, so a successor takes over without waiting for expiry.
+//  - Every Lease request goes on the client's leader-election lane, its own
+//    connection pool: a renewal never queues behind reconcile requests, so
+//    load alone does not cost the lease; an unreachable API server still does.
 
 import { hostname } from 'node:os'
 import { randomBytes } from 'node:crypto'
-import type { KubeClient } from './client.ts'
+import type { KubeClient, RequestInit } from './client.ts'
 import { KubeApiError } from './errors.ts'
 import { type LogFn, type LogLevel, noLog } from '../telemetry/log.ts'
 
@@ -336,7 +339,7 @@ export class LeaderElector {
     const timeoutMs = (): number => Math.max(1, Math.ceil(deadlineAt - this.clock.now()))
     let current: Lease | undefined
     try {
-      current = await this.client.request<Lease>('GET', this.path, { timeoutMs: timeoutMs(), ...(signal ? { signal } : {}) })
+      current = await this.send('GET', this.path, { timeoutMs: timeoutMs(), ...(signal ? { signal } : {}) })
     } catch (error) {
       if (!(error instanceof KubeApiError && error.code === 404)) return { kind: 'error', error }
     }
@@ -357,14 +360,10 @@ export class LeaderElector {
         },
       }
       try {
-        const created = await this.client.request<Lease>(
-          'POST',
-          `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(this.namespace)}/leases`,
-          {
-            timeoutMs: timeoutMs(),
-            body,
-          },
-        )
+        const created = await this.send('POST', `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(this.namespace)}/leases`, {
+          timeoutMs: timeoutMs(),
+          body,
+        })
         this.lease = created
         this.observe(created.spec)
         return { kind: 'held' }
@@ -391,7 +390,7 @@ export class LeaderElector {
       leaseTransitions: mine ? (old.leaseTransitions ?? 0) : (old.leaseTransitions ?? 0) + 1,
     }
     try {
-      const updated = await this.client.request<Lease>('PUT', this.path, { timeoutMs: timeoutMs(), body: { ...current, spec } })
+      const updated = await this.send('PUT', this.path, { timeoutMs: timeoutMs(), body: { ...current, spec } })
       this.lease = updated
       this.observe(updated.spec)
       return { kind: 'held' }
@@ -399,6 +398,10 @@ export class LeaderElector {
       if (error instanceof KubeApiError && error.code === 409) return { kind: 'conflict' }
       return { kind: 'error', error }
     }
+  }
+
+  private send(method: 'GET' | 'POST' | 'PUT', path: string, init: RequestInit): Promise<Lease> {
+    return this.client.request<Lease>(method, path, { ...init, lane: 'leader-election' })
   }
 
   /** Clears holderIdentity (and shortens the duration) on the Lease version last written by this process. */
@@ -409,7 +412,7 @@ export class LeaderElector {
     const spec: LeaseSpec = { ...lease.spec, leaseDurationSeconds: 1, acquireTime: now, renewTime: now }
     delete spec.holderIdentity
     try {
-      const updated = await this.client.request<Lease>('PUT', this.path, { body: { ...lease, spec }, timeoutMs: this.renewDeadlineMs })
+      const updated = await this.send('PUT', this.path, { body: { ...lease, spec }, timeoutMs: this.renewDeadlineMs })
       this.lease = updated
       this.observe(updated.spec)
       this.log('info', 'released leadership', { lease: `${this.namespace}/${this.name}`, identity: this.identity })

@@ -1,7 +1,8 @@
 // Leader election against the real API server: one leader among candidates,
 // the Lease as the server stores it, hand-over on a graceful stop, and the
 // two ways a leader loses its lease (another writer takes it; the server
-// becomes unreachable) without ever overlapping with its successor.
+// becomes unreachable) without ever overlapping with its successor; and a
+// leader whose client is saturated by work keeps its lease.
 
 import t from 'tap'
 import { KubeConfig } from '@kubernetes/client-node'
@@ -199,4 +200,38 @@ t.test('a leader that cannot reach the server gives up within renewDeadline, bef
   t.equal(lease.spec?.holderIdentity, 'standby')
   t.equal(lease.spec?.leaseTransitions, 1)
   proxy.thaw()
+})
+
+t.test('renewals go through while every work connection of the client is taken', async (t) => {
+  const ns = await freshNamespace(t, client)
+  const busy = KubeClient.fromFile(clusterInfo().kubeconfig, 'template-sync-lease-load')
+  t.teardown(() => busy.close())
+  // Watches hold their connection for as long as they run: 64 of them take every socket of the work lane.
+  const stopWatches = new AbortController()
+  const watches = Array.from({ length: 64 }, () =>
+    busy.watch(`/api/v1/namespaces/${ns}/configmaps`, { timeoutSeconds: 30 }, () => {}, stopWatches.signal).catch(() => {}),
+  )
+  t.teardown(() => stopWatches.abort())
+  await eventually('64 watches open', async () => ((busy.counter.byVerb.WATCH ?? 0) >= 64 ? true : undefined))
+  await new Promise((r) => setTimeout(r, 300))
+  let workAnswered = false
+  const work = busy.get(`/api/v1/namespaces/${ns}`).then(() => (workAnswered = true))
+
+  const a = candidate(t, { namespace: ns, identity: 'loaded', client: busy })
+  await eventually('the loaded client leads', async () => (a.elector.isLeader() ? true : undefined), 5_000)
+  const renewTimes = new Set<string>()
+  // Three times the renew deadline (2 s) at a 250 ms retry period.
+  for (const end = Date.now() + 6_000; Date.now() < end; ) {
+    renewTimes.add((await readLease(ns)).spec?.renewTime ?? '')
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  t.ok(a.elector.isLeader(), 'still the leader after three renew deadlines')
+  t.equal(a.signal?.aborted, false, 'its leader signal never aborted')
+  t.ok(renewTimes.size >= 10, `the Lease was renewed all along (${renewTimes.size} distinct renewTimes in 6 s)`)
+  t.notOk(workAnswered, 'meanwhile a work request of the same client still waits for a connection')
+
+  stopWatches.abort()
+  await Promise.all(watches)
+  await work
+  t.ok(workAnswered, 'the work request is answered once a connection is free')
 })

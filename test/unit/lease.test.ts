@@ -4,9 +4,10 @@
 // test/integration/lease.test.ts.
 
 import t from 'tap'
-import { LeaderElector, formatMicroTime, leaseExpired, defaultIdentity, type ElectionClock } from '../../src/kube/lease.ts'
+import type { KubeClient, RequestInit } from '../../src/kube/client.ts'
+import { KubeApiError } from '../../src/kube/errors.ts'
+import { defaultIdentity, type ElectionClock, formatMicroTime, LeaderElector, leaseExpired } from '../../src/kube/lease.ts'
 import type { LogFn } from '../../src/telemetry/log.ts'
-import type { KubeClient } from '../../src/kube/client.ts'
 
 const MICRO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/
 
@@ -141,4 +142,42 @@ t.test('run cannot be entered twice at once', async (t) => {
   await t.rejects(e.run(), /already running/)
   await e.stop()
   await first
+})
+
+t.test('every Lease request goes on the leader-election lane', async (t) => {
+  const clock = new ManualClock()
+  const seen: string[] = []
+  let lease: Record<string, unknown> | undefined
+  const client: Pick<KubeClient, 'request'> = {
+    request: async <T>(method: string, _path: string, init?: RequestInit): Promise<T> => {
+      seen.push(`${method} ${init?.lane ?? 'work'}`)
+      if (method === 'GET') {
+        if (!lease) throw new KubeApiError('GET', 'lease', 404, 'NotFound', 'not found')
+        return lease as T
+      }
+      lease = { ...(init?.body as Record<string, unknown>), metadata: { name: 'l', namespace: 'ns', resourceVersion: String(seen.length) } }
+      return lease as T
+    },
+  }
+  const e = new LeaderElector({
+    client,
+    namespace: 'ns',
+    name: 'l',
+    identity: 'me',
+    clock,
+    random: () => 0,
+    callbacks: { onStartedLeading: () => {} },
+  })
+  const running = e.run()
+  await settle()
+  t.ok(e.isLeader())
+  clock.advance(2_000)
+  await settle()
+  await e.stop()
+  await running
+  t.strictSame(
+    seen,
+    ['GET leader-election', 'POST leader-election', 'GET leader-election', 'PUT leader-election', 'PUT leader-election'],
+    'create, one renewal (read and write), and the release',
+  )
 })
