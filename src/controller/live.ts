@@ -67,9 +67,8 @@ export class LiveObjects {
       }
       const watch = preferCache ? this.deps.drift.get(g) : undefined
       if (watch && this.deps.drift.state(g).synced) {
-        for (const o of watch.list()) {
-          if (o.metadata?.labels?.[LABEL_INSTANCE_UID] === uid) objects.push({ ...(o as IdentifiedObject), apiVersion, kind })
-        }
+        // The drift caches are indexed by this label (manager.ts): no scan of every object of the kind.
+        for (const o of watch.byIndex(LABEL_INSTANCE_UID, uid)) objects.push({ ...(o as IdentifiedObject), apiVersion, kind })
         continue
       }
       try {

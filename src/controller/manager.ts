@@ -1,6 +1,12 @@
 // Wires the reconciler's caches, shared watches, queues and workers together.
 // Event handlers only enqueue keys; all work happens in the reconcilers, one
 // worker per key at a time.
+// No handler looks at every instance: instances are indexed by the Template
+// they use and (in the cache's own index) by namespace, and rendered objects
+// by the UID of their instance, so an event costs what it touches. Keys are
+// queued with a priority (queue.ts): drift of a rendered object first, changes
+// of an instance next, fan-outs of Template, Namespace and source changes,
+// initial lists and resyncs last.
 
 import type { Logger } from 'pino'
 import type { Template } from '../api/template.ts'
@@ -13,7 +19,7 @@ import { ObjectClient } from '../kube/objects.ts'
 import { namespacedKey, parseCollectionKey, parseNamespacedKey, parseObjectKey } from '../api/identity.ts'
 import type { KubeObject } from '../api/meta.ts'
 import { Reflector } from '../kube/reflector.ts'
-import { WorkQueue } from './queue.ts'
+import { PRIORITY, WorkQueue } from './queue.ts'
 import { runWorkers } from './workers.ts'
 import { createReconcileMetrics } from './metrics.ts'
 import { logTo } from '../telemetry/log.ts'
@@ -25,6 +31,7 @@ import { TemplateReconciler } from './template.ts'
 import type { RenderPipeline, TemplateValidator } from './pipeline.ts'
 import { parseTrackedKind, trackedKindsOf } from '../api/templateinstance-kinds.ts'
 import { ORPHAN_OWNER, OrphanReleaser } from './orphans.ts'
+import { INDEX_TEMPLATE, instanceIndexers, renderedObjectIndexers } from './indexes.ts'
 
 export interface ManagerOptions {
   client: KubeClient
@@ -116,6 +123,7 @@ export class Manager {
       name: 'templateinstances',
       onRecover,
       transform: slimManagedFields<TemplateInstance>,
+      indexers: instanceIndexers,
     })
     this.namespaces = new Reflector<NamespaceMeta>(client, {
       path: '/api/v1/namespaces',
@@ -147,11 +155,13 @@ export class Manager {
         onRecover,
         transform: slimManagedFields,
         stallMs: 90_000,
+        indexers: renderedObjectIndexers,
       })
       const enqueue = (o: KubeObject): void => {
         const uid = o.metadata?.labels?.[LABEL_INSTANCE_UID]
         const key = uid ? this.uidToKey.get(uid) : undefined
-        if (key) this.instanceQueue.add(key)
+        // The initial list shows what is, not what changed: no correction is due because of it.
+        if (key) this.instanceQueue.add(key, r.hasSynced() ? PRIORITY.drift : PRIORITY.low)
         else this.orphans.observe(gvk, o)
       }
       r.on('add', enqueue).on('update', enqueue)
@@ -161,7 +171,7 @@ export class Manager {
       })
       // Once synced, every owner must look again: Synced can turn True.
       r.on('synced', () => {
-        for (const owner of this.drift.ownersOf(gvk)) if (owner !== ORPHAN_OWNER) this.instanceQueue.add(owner)
+        for (const owner of this.drift.ownersOf(gvk)) if (owner !== ORPHAN_OWNER) this.instanceQueue.add(owner, PRIORITY.low)
         this.orphans.settle(gvk)
       })
       return r
@@ -179,7 +189,7 @@ export class Manager {
         if (!r.hasSynced()) return
         for (const owner of this.sources.ownersOf(key)) {
           this.instanceReconciler.sourceChanged(owner)
-          this.instanceQueue.add(owner)
+          this.instanceQueue.add(owner, PRIORITY.low)
         }
       }
       r.on('add', changed).on('update', changed).on('delete', changed)
@@ -246,7 +256,7 @@ export class Manager {
       now,
     })
 
-    this.instances.on('add', (i) => this.onInstance(i))
+    this.instances.on('add', (i) => this.onInstance(i, this.instances.hasSynced() ? PRIORITY.normal : PRIORITY.low))
     this.instances.on('update', (i, old) => {
       // Status-only updates (our own writes) carry nothing new to act on.
       if (
@@ -257,7 +267,7 @@ export class Manager {
         JSON.stringify(i.metadata?.annotations) === JSON.stringify(old.metadata?.annotations)
       )
         return
-      this.onInstance(i)
+      this.onInstance(i, PRIORITY.normal)
     })
     this.instances.on('delete', (i) => {
       if (i.metadata?.uid) this.uidToKey.delete(i.metadata.uid)
@@ -280,34 +290,34 @@ export class Manager {
         sameTemplateValidity(old, t)
       )
         return
-      for (const k of this.instancesUsing(t.metadata?.namespace ?? '', t.metadata?.name ?? '')) this.instanceQueue.add(k)
+      this.fanOut(this.instancesUsing(t.metadata?.namespace ?? '', t.metadata?.name ?? ''))
     }
     this.templates.on('add', (t) => onTemplate(t)).on('update', (t, old) => onTemplate(t, old))
     this.templates.on('delete', (t) => {
       this.ignore.forget(t.metadata?.uid)
-      for (const k of this.instancesUsing(t.metadata?.namespace ?? '', t.metadata?.name ?? '')) this.instanceQueue.add(k)
+      this.fanOut(this.instancesUsing(t.metadata?.namespace ?? '', t.metadata?.name ?? ''))
     })
     this.namespaces.on('update', (n, old) => {
       if (JSON.stringify(n.metadata?.labels) === JSON.stringify(old.metadata?.labels)) return
-      for (const i of this.instances.list())
-        if (i.metadata?.namespace === n.metadata?.name) this.instanceQueue.add(keyOf(i.metadata?.namespace, i.metadata?.name))
+      this.fanOut(this.instances.listNamespace(n.metadata?.name ?? '').map((i) => keyOf(i.metadata?.namespace, i.metadata?.name)))
     })
   }
 
-  private onInstance(i: TemplateInstance): void {
+  /** Queues instances a shared input of theirs changed for, behind corrections and changes of single instances. */
+  private fanOut(keys: readonly string[]): void {
+    for (const k of keys) this.instanceQueue.add(k, PRIORITY.low)
+  }
+
+  private onInstance(i: TemplateInstance, priority: number): void {
     if (i.metadata?.uid) this.uidToKey.set(i.metadata.uid, keyOf(i.metadata.namespace, i.metadata.name))
-    this.instanceQueue.add(keyOf(i.metadata?.namespace, i.metadata?.name))
+    this.instanceQueue.add(keyOf(i.metadata?.namespace, i.metadata?.name), priority)
     const ref = i.spec?.templateRef
     if (ref && i.metadata?.deletionTimestamp) this.templateQueue.add(keyOf(ref.namespace, ref.name))
   }
 
+  /** Keys of the cached instances whose templateRef names this Template (from the index, not a scan). */
   instancesUsing(namespace: string, name: string): string[] {
-    const out: string[] = []
-    for (const i of this.instances.list()) {
-      const ref = i.spec?.templateRef
-      if (ref && ref.namespace === namespace && ref.name === name) out.push(keyOf(i.metadata?.namespace, i.metadata?.name))
-    }
-    return out
+    return this.instances.byIndex(INDEX_TEMPLATE, keyOf(namespace, name)).map((i) => keyOf(i.metadata?.namespace, i.metadata?.name))
   }
 
   /** Starts caches, waits for their first sync, then runs workers until stopped. */
@@ -324,7 +334,8 @@ export class Manager {
     this.resyncTimer = setInterval(() => {
       // Spread the resync so it never becomes a burst.
       const keys = this.instances.list().map((i) => keyOf(i.metadata?.namespace, i.metadata?.name))
-      for (const [idx, k] of keys.entries()) this.instanceQueue.addAfter(k, Math.floor((idx / Math.max(1, keys.length)) * resync * 0.5))
+      for (const [idx, k] of keys.entries())
+        this.instanceQueue.addAfter(k, Math.floor((idx / Math.max(1, keys.length)) * resync * 0.5), PRIORITY.low)
     }, resync)
     this.resyncTimer.unref()
     const log = logTo(this.opts.log)
