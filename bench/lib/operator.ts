@@ -1,9 +1,12 @@
 // Shared setup for the reconciler benchmarks: a local control plane, the CRDs,
 // and the real reconciler process with its metrics endpoint, so that its RSS
-// and API request counts are its own and not the benchmark's.
+// and API request counts are its own and not the benchmark's. Like a kubelet,
+// the harness starts a reconciler again when one exits on its own (it does when
+// it loses its Lease), and counts those exits as leadership losses.
 
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { startControlPlane, freePort, type ControlPlane } from '../../src/local/controlplane.ts'
 import { KubeClient, CONTENT_APPLY } from '../../src/kube/client.ts'
@@ -11,10 +14,18 @@ import { crdManifests } from '../../src/api/crds.ts'
 import { GROUP, VERSION } from '../../src/api/names.ts'
 
 export interface BenchOperator {
-  cp: ControlPlane
-  client: KubeClient
-  reconciler: ChildProcess
-  metricsUrl: string
+  readonly cp: ControlPlane
+  readonly client: KubeClient
+  /** The reconciler process running now. */
+  readonly reconciler: ChildProcess
+  /** Its metrics endpoint. */
+  readonly metricsUrl: string
+  /** "lost leadership" lines the reconcilers logged so far. */
+  leadershipLosses(): number
+  /** Reconciler exits nobody asked for so far (each was replaced by a new process). */
+  unexpectedExits(): number
+  /** Stops the reconciler with SIGTERM (it releases its Lease) and starts a new one; resolves with the new one's start time. */
+  replaceReconciler(): Promise<number>
   stop(): Promise<void>
 }
 
@@ -38,48 +49,106 @@ export async function installCrds(client: KubeClient): Promise<void> {
   }
 }
 
+/** kube-apiserver flags for the benchmark only: BENCH_APISERVER_ARGS, space-separated. */
+function benchApiServerArgs(): string[] {
+  return (process.env.BENCH_APISERVER_ARGS ?? '').split(/\s+/).filter(Boolean)
+}
+
+interface Running {
+  child: ChildProcess
+  metricsUrl: string
+  /** Set before a stop the harness asked for. */
+  stopping: boolean
+}
+
 export async function startOperator(log: (m: string) => void): Promise<BenchOperator> {
-  const cp = await startControlPlane({ log })
+  const extraApiServerArgs = benchApiServerArgs()
+  if (extraApiServerArgs.length > 0) log(`kube-apiserver flags for this benchmark: ${extraApiServerArgs.join(' ')}`)
+  const cp = await startControlPlane({ log, ...(extraApiServerArgs.length > 0 ? { extraApiServerArgs } : {}) })
   const client = KubeClient.fromFile(cp.kubeconfigPath, 'bench')
   await installCrds(client)
-  const port = await freePort()
   const bin = fileURLToPath(new URL('../../bin/template-sync.js', import.meta.url))
-  const reconciler = spawn(
-    process.execPath,
-    [
-      bin,
-      'reconciler',
-      '--kubeconfig',
-      cp.kubeconfigPath,
-      '--health-port',
-      String(port),
-      '--leader-election-namespace',
-      'default',
-      '--log-level',
-      'warn',
-      '--workers',
-      '8',
-    ],
-    { stdio: ['ignore', 'inherit', 'inherit'] },
-  )
-  const metricsUrl = `http://127.0.0.1:${port}/metrics`
-  for (;;) {
-    try {
-      const r = await fetch(`http://127.0.0.1:${port}/readyz`)
-      if (r.status === 200 && (await metrics(metricsUrl)).size >= 0) break
-    } catch {
-      // not listening yet
+  let losses = 0
+  let exits = 0
+  let closed = false
+
+  const launch = async (): Promise<Running> => {
+    const port = await freePort()
+    const child = spawn(
+      process.execPath,
+      [
+        bin,
+        'reconciler',
+        '--kubeconfig',
+        cp.kubeconfigPath,
+        '--health-port',
+        String(port),
+        '--leader-election-namespace',
+        'default',
+        '--log-level',
+        'warn',
+        '--workers',
+        '8',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    )
+    for (const stream of [child.stdout, child.stderr]) {
+      if (!stream) continue
+      createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
+        process.stderr.write(`${line}\n`)
+        if (/lost leadership/.test(line)) losses++
+      })
     }
-    await sleep(200)
+    const r: Running = { child, metricsUrl: `http://127.0.0.1:${port}/metrics`, stopping: false }
+    child.once('exit', (code, signal) => {
+      if (r.stopping || closed) return
+      exits++
+      log(`reconciler exited by itself (code ${code}, signal ${signal}); starting another`)
+      void launch().then((next) => {
+        current = next
+      })
+    })
+    for (;;) {
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/readyz`)
+        if (res.status === 200) break
+      } catch {
+        // not listening yet
+      }
+      await sleep(100)
+    }
+    return r
   }
+
+  const stopOne = async (r: Running): Promise<void> => {
+    r.stopping = true
+    if (r.child.exitCode !== null || r.child.signalCode !== null) return
+    const exited = new Promise((resolve) => r.child.once('exit', resolve))
+    r.child.kill('SIGTERM')
+    await exited
+  }
+
+  let current = await launch()
   return {
     cp,
     client,
-    reconciler,
-    metricsUrl,
+    get reconciler() {
+      return current.child
+    },
+    get metricsUrl() {
+      return current.metricsUrl
+    },
+    leadershipLosses: () => losses,
+    unexpectedExits: () => exits,
+    async replaceReconciler() {
+      await stopOne(current)
+      const startedAt = Date.now()
+      current = await launch()
+      return startedAt
+    },
     async stop() {
-      reconciler.kill('SIGTERM')
-      await new Promise((r) => (reconciler.exitCode !== null ? r(null) : reconciler.once('exit', r)))
+      closed = true
+      await stopOne(current)
       client.close()
       await cp.stop()
     },
@@ -88,19 +157,39 @@ export async function startOperator(log: (m: string) => void): Promise<BenchOper
 
 /** Parses the reconciler's request counter: verb -> count. */
 export async function metrics(url: string): Promise<Map<string, number>> {
-  const text = await (await fetch(url)).text()
   const out = new Map<string, number>()
-  for (const line of text.split('\n')) {
-    const m = /^template_sync_kube_requests_total\{verb="([^"]+)"\} (\d+)/.exec(line)
-    if (m) out.set(m[1] as string, Number(m[2]))
+  for (const [name, labels, value] of await scrape(url)) {
+    if (name === 'template_sync_kube_requests_total' && labels.verb !== undefined) out.set(labels.verb, value)
   }
   return out
 }
 
+/** Every sample of a metrics endpoint as [name, labels, value]. */
+export async function scrape(url: string): Promise<[string, Record<string, string>, number][]> {
+  const text = await (await fetch(url)).text()
+  const out: [string, Record<string, string>, number][] = []
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line)
+    if (!m) continue
+    const labels: Record<string, string> = {}
+    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1] as string] = l[2] as string
+    out.push([m[1] as string, labels, Number(m[3])])
+  }
+  return out
+}
+
+/** Writes to objects and status (not dry runs, Leases or Events). */
 export function writesOf(m: Map<string, number>): number {
   let n = 0
   for (const [verb, c] of m)
     if (verb !== 'GET' && verb !== 'WATCH' && !verb.endsWith('-DRYRUN') && !verb.startsWith('LEASE-') && !verb.startsWith('EVENT-')) n += c
+  return n
+}
+
+/** Status writes, where the reconciler counts them apart (STATUS-PATCH); 0 for one that does not. */
+export function statusWritesOf(m: Map<string, number>): number {
+  let n = 0
+  for (const [verb, c] of m) if (verb.startsWith('STATUS-')) n += c
   return n
 }
 
@@ -115,6 +204,20 @@ export function total(m: Map<string, number>): number {
   let n = 0
   for (const c of m.values()) n += c
   return n
+}
+
+/** after - before, by verb, sorted by verb. */
+export function delta(after: Map<string, number>, before: Map<string, number> = new Map()): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const v of [...after.keys()].sort()) {
+    const n = (after.get(v) ?? 0) - (before.get(v) ?? 0)
+    if (n !== 0) out[v] = n
+  }
+  return out
+}
+
+export function perInstance(verbs: Record<string, number>, instances: number): Record<string, number> {
+  return Object.fromEntries(Object.entries(verbs).map(([v, n]) => [v, Number((n / instances).toFixed(2))]))
 }
 
 export function rssMiB(pid: number | undefined): { rss: number; peak: number } {

@@ -140,8 +140,15 @@ export class KubeClient {
   private count(method: string, path: string, query?: Query): void {
     // Dry runs are reads as far as the cluster is concerned, and lease renewals
     // are the price of leader election, not work on objects: count both apart.
+    // Events and status writes too, so a breakdown shows what the writes were for.
     const base = query?.watch ? 'WATCH' : query?.dryRun ? `${method}-DRYRUN` : method
-    const verb = path.includes('/leases') ? `LEASE-${base}` : /\/events(\/|$)/.test(path) ? `EVENT-${base}` : base
+    const verb = path.includes('/leases')
+      ? `LEASE-${base}`
+      : /\/events(\/|$)/.test(path)
+        ? `EVENT-${base}`
+        : path.endsWith('/status')
+          ? `STATUS-${base}`
+          : base
     for (const fn of this.observers) fn(verb, path)
     this.counter.total++
     this.counter.byVerb[verb] = (this.counter.byVerb[verb] ?? 0) + 1

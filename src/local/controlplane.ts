@@ -34,6 +34,8 @@ export interface ControlPlaneOptions {
    * webhook can tell it from the cluster CA's certificates. Off by default.
    */
   webhookClientCert?: boolean
+  /** More kube-apiserver flags, after the defaults (benchmarks only: bench/lib/operator.ts, BENCH_APISERVER_ARGS). */
+  extraApiServerArgs?: readonly string[]
 }
 
 /** The certificate kube-apiserver presents to webhooks when webhookClientCert is on. */
@@ -443,6 +445,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       '--watch-cache-sizes=podtemplates#0',
       '--v=1',
       ...(webhookClient ? [`--admission-control-config-file=${writeAdmissionConfig(pki, webhookClient)}`] : []),
+      ...(opts.extraApiServerArgs ?? []),
     ]
     const startApi = async (): Promise<void> => {
       const api = launch('kube-apiserver', apiArgs)
