@@ -18,18 +18,56 @@ export interface EventNote {
 /** How many changed paths a Reverted Event lists before "and N more". */
 const PATHS_IN_EVENT = 10
 
-/** One Event per object that was created, updated, corrected, pruned or let go, and per fight that started or ended. */
+/** How many objects an Event about several names before "and N more". */
+const OBJECTS_IN_EVENT = 20
+
+/** What happened to objects that one Event per pass reports for all of them, whatever their number. */
+const GROUPED = {
+  created: { reason: 'Created', one: (w: string) => `created ${w}`, many: (n: number) => `created ${n} objects` },
+  updated: { reason: 'Updated', one: (w: string) => `updated ${w}`, many: (n: number) => `updated ${n} objects` },
+  pruned: {
+    reason: 'Pruned',
+    one: (w: string) => `deleted ${w}: no longer rendered`,
+    many: (n: number) => `deleted ${n} objects no longer rendered`,
+  },
+  released: {
+    reason: 'ObjectDeleted',
+    one: (w: string) => `${w} was deleted outside template-sync; it will be re-created`,
+    many: (n: number) => `${n} objects were deleted outside template-sync; they will be re-created`,
+  },
+} as const
+
+/** Names of objects for one Event: the first OBJECTS_IN_EVENT, then a count. */
+function objectList(names: readonly string[]): string {
+  const more = names.length > OBJECTS_IN_EVENT ? ` and ${names.length - OBJECTS_IN_EVENT} more` : ''
+  return names.slice(0, OBJECTS_IN_EVENT).join(', ') + more
+}
+
+/**
+ * The Events of one pass: one per kind of thing that happened to objects
+ * (created, updated, pruned, deleted by someone), naming them, so that a new
+ * instance of many objects costs one Event; one per correction, naming the
+ * fields put back; one per fight that started or ended and per failed delete.
+ */
 export function eventsFor(set: readonly ChangeSetEntry[], fight: FightOptions): EventNote[] {
   const out: EventNote[] = []
+  const grouped = new Map<keyof typeof GROUPED, { at: number; names: string[] }>()
   for (const e of set) {
     const what = describeObject(e.ref)
     switch (e.action) {
       case 'created':
-        out.push({ type: 'Normal', reason: 'Created', message: `created ${what}` })
-        break
       case 'updated':
-        out.push({ type: 'Normal', reason: 'Updated', message: `updated ${what}` })
+      case 'pruned':
+      case 'released': {
+        const g = grouped.get(e.action)
+        if (g) g.names.push(what)
+        else {
+          grouped.set(e.action, { at: out.length, names: [what] })
+          // A placeholder keeps the Event where its first object came.
+          out.push({ type: 'Normal', reason: GROUPED[e.action].reason, message: '' })
+        }
         break
+      }
       case 'corrected': {
         const paths = e.changes
           .slice(0, PATHS_IN_EVENT)
@@ -42,12 +80,6 @@ export function eventsFor(set: readonly ChangeSetEntry[], fight: FightOptions): 
         out.push({ type: 'Normal', reason: 'Reverted', message: `reverted drift in ${what}: ${paths}${more}${after}` })
         break
       }
-      case 'pruned':
-        out.push({ type: 'Normal', reason: 'Pruned', message: `deleted ${what}: no longer rendered` })
-        break
-      case 'released':
-        out.push({ type: 'Normal', reason: 'ObjectDeleted', message: `${what} was deleted outside template-sync; it will be re-created` })
-        break
       case 'failed':
         // A failed prune is reported per object; apply and dry-run failures once per pass (appliedFailure).
         if (e.error.operation === 'delete') {
@@ -75,6 +107,11 @@ export function eventsFor(set: readonly ChangeSetEntry[], fight: FightOptions): 
         // Reported once per pass (ownershipConflict).
         break
     }
+  }
+  for (const [action, { at, names }] of grouped) {
+    const g = GROUPED[action]
+    const message = names.length === 1 ? g.one(names[0] as string) : `${g.many(names.length)}: ${objectList(names)}`
+    out[at] = { type: 'Normal', reason: g.reason, message }
   }
   return out
 }

@@ -195,3 +195,40 @@ t.test('Events name what happened to each object, paths but never values', async
     ['reported once per pass'],
   )
 })
+
+t.test('one Event per pass names every object created, updated, pruned or let go; corrections stay one per object', async (t) => {
+  const ref = (name: string): ObjectRef => ({ ...cm, name })
+  const names = Array.from({ length: 23 }, (_, i) => `c${i}`)
+  const set: ChangeSetEntry[] = [
+    ...['a', 'b', 'c', 'd', 'e'].map((n): ChangeSetEntry => ({ action: 'created', ref: ref(n) })),
+    { action: 'corrected', ref: ref('x'), changes: [{ pointer: '/data/k', path: 'data.k', kind: 'changed' }] },
+    { action: 'corrected', ref: ref('y'), changes: [{ pointer: '/data/j', path: 'data.j', kind: 'removed' }] },
+    ...names.map((n): ChangeSetEntry => ({ action: 'pruned', ref: ref(n) })),
+    { action: 'released', ref: ref('r1') },
+    { action: 'released', ref: ref('r2') },
+    { action: 'updated', ref: ref('u') },
+  ]
+  t.same(eventsFor(set, DEFAULT_FIGHT_OPTIONS), [
+    {
+      type: 'Normal',
+      reason: 'Created',
+      message: 'created 5 objects: ConfigMap team-a/a, ConfigMap team-a/b, ConfigMap team-a/c, ConfigMap team-a/d, ConfigMap team-a/e',
+    },
+    { type: 'Normal', reason: 'Reverted', message: 'reverted drift in ConfigMap team-a/x: data.k' },
+    { type: 'Normal', reason: 'Reverted', message: 'reverted drift in ConfigMap team-a/y: data.j' },
+    {
+      type: 'Normal',
+      reason: 'Pruned',
+      message: `deleted 23 objects no longer rendered: ${names
+        .slice(0, 20)
+        .map((n) => `ConfigMap team-a/${n}`)
+        .join(', ')} and 3 more`,
+    },
+    {
+      type: 'Normal',
+      reason: 'ObjectDeleted',
+      message: '2 objects were deleted outside template-sync; they will be re-created: ConfigMap team-a/r1, ConfigMap team-a/r2',
+    },
+    { type: 'Normal', reason: 'Updated', message: 'updated ConfigMap team-a/u' },
+  ])
+})
