@@ -36,15 +36,17 @@ import { formatInstanceRef } from '../api/ownership.ts'
 import { extractOutputs, outputSourceRefs } from '../outputs/extract.ts'
 import { applyActions } from './apply/apply.ts'
 import { type ChangeSet, failures } from './apply/changeset.ts'
-import { dryRunGate } from './apply/diff.ts'
+import { dryRunGate, foundExisting } from './apply/diff.ts'
 import {
   type Check,
   type DesiredObject,
+  type DryRunAnswer,
   desiredObject,
   type FirstLook,
   type ObjectAction,
   type ObjectMemory,
   type PlanContext,
+  type Release,
   planObject,
   pruneActions,
   remember,
@@ -56,7 +58,9 @@ import { LiveObjects } from './live.ts'
 import type { RenderPipeline } from './pipeline.ts'
 import type { WatchRegistry } from './registry.ts'
 import { applyFailure, dryRunFailure, type EventNote, eventsFor, ownershipConflict } from './report.ts'
-import { instanceStatusPath, writeStatus } from './status.ts'
+import { instanceStatusPath, writeStatusVersioned } from './status.ts'
+
+type Versioned = NonNullable<Awaited<ReturnType<typeof writeStatusVersioned>>>
 
 export interface EventSink {
   normal(obj: KubeObject, reason: string, message: string): void
@@ -118,6 +122,14 @@ interface Memory {
   trackedKindsDroppedAt: number | undefined
   /** Bumped by parameter-source watch events; part of the render memo key. */
   sourceEpoch: number
+  /**
+   * Our last status write, and the resourceVersions of the instance it was made
+   * over (the one the pass read, then those of its own earlier writes). While
+   * the cache still holds one of them, it has not delivered the
+   * write yet: the next pass starts from what we wrote, not from the older
+   * status, which would make it write the same status again.
+   */
+  written?: { readonly overRvs: readonly string[]; readonly status: TemplateInstanceStatus }
   renderMemo?: {
     key: string
     objects: IdentifiedObject[]
@@ -235,13 +247,22 @@ export class InstanceReconciler {
       return {}
     }
     const now = this.deps.now()
-    const pass = new Pass(now, inst.metadata.generation, inst.status ?? {})
+    const pass = new Pass(now, inst.metadata.generation, this.statusBase(key, inst))
     try {
       return await this.sync(key, inst, pass, now)
     } finally {
       // Normally recorded before the status write; here also when the pass failed half-way.
       this.record(inst, pass)
     }
+  }
+
+  /** The status a pass starts from: our last write while the cache has not delivered it, else the cached one. */
+  private statusBase(key: string, inst: TemplateInstance): TemplateInstanceStatus {
+    const m = this.memory.get(key)
+    const w = m?.uid === inst.metadata?.uid ? m?.written : undefined
+    if (w?.overRvs.includes(inst.metadata?.resourceVersion ?? '')) return w.status
+    if (m) delete m.written
+    return inst.status ?? {}
   }
 
   private async addInstanceFinalizer(inst: TemplateInstance): Promise<void> {
@@ -306,19 +327,26 @@ export class InstanceReconciler {
     const gen = inst.metadata?.generation
     const m = this.mem(key, uid)
     // A copy: the cached status is frozen, and trackedKinds is updated below.
-    const prev: TemplateInstanceStatus = { ...(inst.status ?? {}) }
+    const prev: TemplateInstanceStatus = { ...this.statusBase(key, inst) }
+    const overRvs = [inst.metadata?.resourceVersion ?? '']
+    const wrote = (stored: Versioned | undefined): void => {
+      if (!stored) return
+      m.written = { overRvs: [...overRvs], status: stored.status as TemplateInstanceStatus }
+      overRvs.push(stored.resourceVersion)
+    }
     const status = pass.status
     const set = (u: ConditionUpdate): void => pass.set(u)
     // status.trackedKinds replaces trackedGVKs: read both, and drop the older
     // field only once the server has stored all of it in the new one.
     const knownKinds = trackedKindsOf(prev)
     if (knownKinds.length > 0) status.trackedKinds = knownKinds
-    let confirmed: TemplateInstanceStatus | undefined = inst.status
+    let confirmed: TemplateInstanceStatus | undefined = prev
     const nowMs = now.getTime()
     if (!legacyTrackedKindsCopied(prev)) {
       // Written by an older release: store the list in trackedKinds first, so
       // that this pass can drop trackedGVKs whichever way it ends.
       const moved = await this.persistTrackedKinds(inst, m, prev, status, knownKinds, [], dropsTrackedKinds(m, nowMs) ? undefined : nowMs)
+      for (const w of moved.writes) wrote(w)
       if (moved.stored) confirmed = moved.stored
     }
     // Without an explicit result, come back when the earliest wait (a backoff, a recheck) is over.
@@ -331,7 +359,14 @@ export class InstanceReconciler {
       status.phase = deriveInstancePhase(pass.conditions)
       if (gen !== undefined && status.phase === 'Ready') status.observedGeneration = gen
       this.record(inst, pass)
-      await writeStatus(this.deps.client, instanceStatusPath(ns, name), prev as Record<string, unknown>, status as Record<string, unknown>)
+      wrote(
+        await writeStatusVersioned(
+          this.deps.client,
+          instanceStatusPath(ns, name),
+          prev as Record<string, unknown>,
+          status as Record<string, unknown>,
+        ),
+      )
       return result ?? (pass.requeueAfterMs !== undefined ? { requeueAfterMs: pass.requeueAfterMs } : {})
     }
 
@@ -431,6 +466,7 @@ export class InstanceReconciler {
       dropsTrackedKinds(m, nowMs) ? undefined : nowMs,
     )
     const tracked = persisted.tracked
+    for (const w of persisted.writes) wrote(w)
     if (persisted.stored) confirmed = persisted.stored
 
     // 6. Drift watches for revert/strict; released under off.
@@ -438,53 +474,81 @@ export class InstanceReconciler {
     this.deps.drift.setOwnerKeys(key, guarded ? tracked : [])
 
     // 7. The first look at each object (apply/plan.ts): live state, ownership, whether to ask the API server.
+    //    An object a synced drift cache does not hold is taken as absent, unread; the dry-run tells (8).
     const ctx: PlanContext = { owner: { name, namespace: ns, uid }, ignore, now: nowMs, fight: this.fight }
     const looks: FirstLook[] = []
+    const unconfirmed = new Set<string>()
+    const look = (d: DesiredObject, live: IdentifiedObject | undefined): FirstLook => {
+      const l = planObject(d, live, this.remembered(m, d.key), ctx)
+      if (l.type === 'unchanged') this.keep(m, pass, l, undefined, nowMs)
+      if (l.type === 'wait') pass.wake(l.waitMs)
+      return l
+    }
     for (const d of desired) {
-      const look = planObject(d, await this.live.get(d.obj), this.remembered(m, d.key), ctx)
-      if (look.type === 'unchanged') this.keep(m, pass, look, undefined, nowMs)
-      if (look.type === 'wait') pass.wake(look.waitMs)
-      looks.push(look)
+      const seen = await this.live.lookup(d.obj)
+      if (seen.unconfirmed) unconfirmed.add(d.key)
+      looks.push(look(d, seen.live))
     }
-    // Objects we are in conflict with carry none of our labels, so no drift
-    // watch sees them: watch each by name until the conflict ends, so that an
-    // adoption annotation (or a delete) is noticed at once.
-    const conflicts = looks.filter((l) => l.type === 'conflict')
-    this.deps.conflicts.setOwnerKeys(
-      key,
-      conflicts.map((c) => c.desired.key),
-    )
-    if (conflicts.length > 0) {
-      for (const c of conflicts)
-        pass.changes.push({ action: 'conflict', ref: c.desired.ref, ...(c.ownerUid ? { ownerUid: c.ownerUid } : {}) })
-      const report = ownershipConflict(pass.changes, formatInstanceRef({ namespace: ns, name }))
-      if (report) pass.report(report)
-      return finish()
-    }
+    const answers = new Map<string, DryRunAnswer>()
+    const met = (a: DryRunAnswer | undefined): boolean => a !== undefined && foundExisting(a)
+    const released = new Set<string>()
+    for (;;) {
+      // Objects we are in conflict with carry none of our labels, so no drift
+      // watch sees them: watch each by name until the conflict ends, so that an
+      // adoption annotation (or a delete) is noticed at once.
+      const conflicts = looks.filter((l) => l.type === 'conflict')
+      this.deps.conflicts.setOwnerKeys(
+        key,
+        conflicts.map((c) => c.desired.key),
+      )
+      if (conflicts.length > 0) {
+        for (const c of conflicts)
+          pass.changes.push({ action: 'conflict', ref: c.desired.ref, ...(c.ownerUid ? { ownerUid: c.ownerUid } : {}) })
+        const report = ownershipConflict(pass.changes, formatInstanceRef({ namespace: ns, name }))
+        if (report) pass.report(report)
+        return finish()
+      }
 
-    // A rendered object someone deleted: let it go (release our finalizer); the
-    // DELETED event brings us back to re-create it.
-    const releases = looks.filter((l) => l.type === 'release')
-    for (const r of await release(this.deps.objects, releases)) {
-      if (r.action === 'failed')
-        this.deps.log.warn({ instance: key, object: describeObject(r.ref), err: r.error.message }, 'could not release deleted object')
-      else pass.changes.push(r)
-      pass.wake(500)
-    }
+      // A rendered object someone deleted: let it go (release our finalizer); the
+      // DELETED event brings us back to re-create it.
+      const releases = looks.filter((l): l is Release => l.type === 'release' && !released.has(l.desired.key))
+      for (const r of releases) released.add(r.desired.key)
+      for (const r of await release(this.deps.objects, releases)) {
+        if (r.action === 'failed')
+          this.deps.log.warn({ instance: key, object: describeObject(r.ref), err: r.error.message }, 'could not release deleted object')
+        else pass.changes.push(r)
+        pass.wake(500)
+      }
 
-    // 8. Dry-run gate and drift check: nothing is applied unless every object passes.
+      // 8. Dry-run gate and drift check: nothing is applied unless every object passes.
+      const pending = looks.filter((l): l is Check => l.type === 'check' && !answers.has(l.desired.key))
+      const gate = await dryRunGate(this.deps.objects, pending, ignore)
+      // An object taken as absent that the dry-run met (or that failed it, maybe
+      // for being someone else's) is read now and looked at again, once.
+      const found = pending.filter(
+        (c) =>
+          unconfirmed.has(c.desired.key) && (gate.ok ? met(gate.answers.get(c.desired.key)) : objectKey(gate.failed.ref) === c.desired.key),
+      )
+      if (gate.ok) for (const [k, answer] of gate.answers) if (!found.some((c) => c.desired.key === k)) answers.set(k, answer)
+      if (found.length === 0) {
+        if (!gate.ok) {
+          pass.changes.push({ action: 'failed', ref: gate.failed.ref, error: gate.failed })
+          pass.report(dryRunFailure(gate.failed))
+          return finish()
+        }
+        break
+      }
+      for (const c of found) {
+        unconfirmed.delete(c.desired.key)
+        looks[looks.indexOf(c)] = look(c.desired, await this.live.get(c.desired.obj))
+      }
+    }
     const checks = looks.filter((l): l is Check => l.type === 'check')
-    const gate = await dryRunGate(this.deps.objects, checks, ignore)
-    if (!gate.ok) {
-      pass.changes.push({ action: 'failed', ref: gate.failed.ref, error: gate.failed })
-      pass.report(dryRunFailure(gate.failed))
-      return finish()
-    }
 
     // 9. Apply what differs; a correction of an object that keeps drifting back waits out its backoff (./fight.ts).
     const actions: ObjectAction[] = []
     for (const c of checks) {
-      const action = settle(c, this.remembered(m, c.desired.key), gate.answers.get(c.desired.key), ctx)
+      const action = settle(c, this.remembered(m, c.desired.key), answers.get(c.desired.key), ctx)
       if (action.type === 'wait') pass.wake(action.waitMs)
       actions.push(action)
     }
@@ -530,7 +594,7 @@ export class InstanceReconciler {
     }
     set({ type: C.Applied, status: 'True', reason: Reason.Success, message: `${desired.length} object(s) applied` })
     status.renderedResources = [...this.resourceRefs(desired, m, new Set()), ...failedDeletes]
-    const clean = owned.errors.length === 0 && failedDeletes.length === 0 && releases.length === 0
+    const clean = owned.errors.length === 0 && failedDeletes.length === 0 && released.size === 0
 
     await this.refreshOutputs(template, inst, status, set, { frozen: false, values, rendered: desired.map((d) => d.ref) })
 
@@ -640,17 +704,23 @@ export class InstanceReconciler {
     desired: readonly IdentifiedObject[],
     /** Set when trackedKinds is to be written (and checked); undefined while the CRD is known to drop it. */
     probeAt: number | undefined,
-  ): Promise<{ tracked: string[]; stored?: TemplateInstanceStatus }> {
+  ): Promise<{ tracked: string[]; stored?: TemplateInstanceStatus; writes: Versioned[] }> {
     const tracked = [...new Set([...known, ...desired.map((o) => trackedKind(o.apiVersion, o.kind))])].sort()
     status.trackedKinds = tracked
     const legacy = probeAt === undefined ? tracked.map(legacyTrackedKind) : undefined
     if (legacy) status.trackedGVKs = legacy
     const alreadyStored = legacy ? isDeepStrictEqual(legacy, prev.trackedGVKs) : isDeepStrictEqual(tracked, prev.trackedKinds ?? [])
-    if (alreadyStored) return { tracked }
+    if (alreadyStored) return { tracked, writes: [] }
     const path = instanceStatusPath(inst.metadata?.namespace ?? '', inst.metadata?.name ?? '')
     const early: TemplateInstanceStatus = { ...prev, trackedKinds: tracked }
     if (status.trackedGVKs) early.trackedGVKs = status.trackedGVKs
-    let stored = await writeStatus(this.deps.client, path, prev as Record<string, unknown>, early as Record<string, unknown>)
+    const writes: Versioned[] = []
+    const write = async (current: Record<string, unknown>): Promise<Record<string, unknown> | undefined> => {
+      const w = await writeStatusVersioned(this.deps.client, path, current, early as Record<string, unknown>)
+      if (w) writes.push(w)
+      return w?.status
+    }
+    let stored = await write(prev as Record<string, unknown>)
     if (stored && probeAt !== undefined) m.trackedKindsDroppedAt = Array.isArray(stored.trackedKinds) ? undefined : probeAt
     if (stored && probeAt !== undefined && m.trackedKindsDroppedAt !== undefined) {
       const message =
@@ -660,10 +730,10 @@ export class InstanceReconciler {
       this.deps.events.warning(inst, 'OutdatedCRD', message)
       status.trackedGVKs = tracked.map(legacyTrackedKind)
       early.trackedGVKs = status.trackedGVKs
-      stored = (await writeStatus(this.deps.client, path, stored, early as Record<string, unknown>)) ?? stored
+      stored = (await write(stored)) ?? stored
     }
     Object.assign(prev, { trackedKinds: tracked }, early.trackedGVKs ? { trackedGVKs: early.trackedGVKs } : {})
-    return stored ? { tracked, stored: stored as TemplateInstanceStatus } : { tracked }
+    return stored ? { tracked, stored: stored as TemplateInstanceStatus, writes } : { tracked, writes }
   }
 
   /** Template outputs into status.outputs, live in every mode (frozen ones read recorded parameters only). */

@@ -1,6 +1,7 @@
 // Where the reconciler reads live objects: a drift watch's cache when it covers
 // the kind and has synced, then a watch of the single object (an ownership
-// conflict), and only then the API server. Objects from a cache are frozen
+// conflict), and only then the API server (for the first look of a pass, only
+// when no synced cache covers the kind: see lookup). Objects from a cache are frozen
 // copies; the apiVersion and kind asked for are put on them, as a watch of a
 // kind returns them in its own.
 
@@ -27,25 +28,41 @@ export class LiveObjects {
     this.deps = deps
   }
 
-  /** The live object, undefined when it does not exist. */
-  async get(obj: IdentifiedObject): Promise<IdentifiedObject | undefined> {
+  /**
+   * The live object as far as the caches know it, without a request when they
+   * can answer. `unconfirmed` says a synced drift cache does not hold it: that
+   * cache is label-selected, so the object is absent or carries none of our
+   * labels. The reconcile's dry-run tells which (diff.ts foundExisting) and
+   * reads it only then, so that a new object costs no GET.
+   */
+  async lookup(obj: IdentifiedObject): Promise<{ live: IdentifiedObject | undefined; unconfirmed: boolean }> {
     const { apiVersion, kind } = obj
     const g = trackedKind(apiVersion, kind)
     const watch = this.deps.drift.get(g)
-    if (watch && this.deps.drift.state(g).synced) {
+    const cacheSynced = watch !== undefined && this.deps.drift.state(g).synced
+    if (cacheSynced) {
       const cached = watch.get(obj.metadata.namespace, obj.metadata.name)
-      if (cached) return { ...(cached as IdentifiedObject), apiVersion, kind }
-      // Not in the label-selected cache: absent, or present without our labels.
+      if (cached) return { live: { ...(cached as IdentifiedObject), apiVersion, kind }, unconfirmed: false }
     }
-    const ref = refOf(obj)
-    const ck = objectKey(ref)
+    const ck = objectKey(refOf(obj))
     const byName = this.deps.conflicts.get(ck)
     if (byName && this.deps.conflicts.state(ck).synced) {
       const cached = byName.get(obj.metadata.namespace, obj.metadata.name)
-      return cached ? { ...(cached as IdentifiedObject), apiVersion, kind } : undefined
+      return { live: cached ? { ...(cached as IdentifiedObject), apiVersion, kind } : undefined, unconfirmed: false }
     }
-    const got = await this.deps.objects.get(ref)
-    return got ? { ...got, apiVersion, kind } : undefined
+    if (cacheSynced) return { live: undefined, unconfirmed: true }
+    return { live: await this.read(obj), unconfirmed: false }
+  }
+
+  /** The live object, undefined when it does not exist: from a cache that holds it, else from the API server. */
+  async get(obj: IdentifiedObject): Promise<IdentifiedObject | undefined> {
+    const seen = await this.lookup(obj)
+    return seen.unconfirmed ? this.read(obj) : seen.live
+  }
+
+  private async read(obj: IdentifiedObject): Promise<IdentifiedObject | undefined> {
+    const got = await this.deps.objects.get(refOf(obj))
+    return got ? { ...got, apiVersion: obj.apiVersion, kind: obj.kind } : undefined
   }
 
   /**

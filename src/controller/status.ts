@@ -53,6 +53,16 @@ export async function writeStatus(
   current: Record<string, unknown> | undefined,
   next: Record<string, unknown>,
 ): Promise<Record<string, unknown> | undefined> {
+  return (await writeStatusVersioned(client, path, current, next))?.status
+}
+
+/** writeStatus, with the resourceVersion the write gave the object. */
+export async function writeStatusVersioned(
+  client: KubeClient,
+  path: string,
+  current: Record<string, unknown> | undefined,
+  next: Record<string, unknown>,
+): Promise<{ status: Record<string, unknown>; resourceVersion: string } | undefined> {
   if (statusEqual(current, next)) return undefined
   const body = mergePatchFor(dropUndefined(current ?? {}), dropUndefined(next)) as Record<string, unknown>
   // Unconditional (no resourceVersion precondition): the status has one
@@ -61,8 +71,11 @@ export async function writeStatus(
   // would turn exactly that case into a conflict and a retry.
   const patch: Record<string, unknown> = { status: body }
   try {
-    const stored = await client.request<{ status?: Record<string, unknown> }>('PATCH', path, { body: patch, contentType: CONTENT_MERGE })
-    return stored?.status ?? {}
+    const stored = await client.request<{ metadata?: { resourceVersion?: string }; status?: Record<string, unknown> }>('PATCH', path, {
+      body: patch,
+      contentType: CONTENT_MERGE,
+    })
+    return { status: stored?.status ?? {}, resourceVersion: stored?.metadata?.resourceVersion ?? '' }
   } catch (e) {
     if (isNotFound(e)) return undefined
     throw e

@@ -29,6 +29,15 @@ export async function dryRunDiff(
   return { wouldBe, changes: check.live ? compare(check.live, wouldBe, ignore) : [] }
 }
 
+/**
+ * Whether a dry-run apply met an existing object. Applied to a name that holds
+ * nothing, it answers with what a create would store, which has no
+ * resourceVersion yet; an existing object keeps its own.
+ */
+export function foundExisting(answer: DryRunAnswer): boolean {
+  return (answer.wouldBe.metadata.resourceVersion ?? '') !== ''
+}
+
 export type GateResult =
   | { readonly ok: true; readonly answers: Map<string, DryRunAnswer> }
   | { readonly ok: false; readonly failed: ObjectError }

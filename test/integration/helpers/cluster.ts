@@ -33,7 +33,7 @@ export function adminClient(userAgent = 'template-sync-test'): KubeClient {
   return KubeClient.fromFile(clusterInfo().kubeconfig, userAgent)
 }
 
-interface TestLike {
+export interface TestLike {
   teardown(fn: () => unknown): void
 }
 

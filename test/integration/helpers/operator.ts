@@ -48,6 +48,8 @@ export async function startManager(
     helm?: Omit<HelmSupportOptions, 'client'>
     /** Default: silent, or $TEMPLATE_SYNC_TEST_LOG. */
     log?: Logger
+    /** Where Events go instead of the in-memory list (e.g. an EventRecorder, to count its writes). */
+    events?: EventSink
   } = {},
 ): Promise<RunningManager> {
   const client = opts.client ?? KubeClient.fromFile(clusterInfo().kubeconfig, 'template-sync')
@@ -61,7 +63,7 @@ export async function startManager(
     client,
     pipeline: createRenderPipeline(client, helm),
     validator: createTemplateValidator(helm),
-    events: sink,
+    events: opts.events ?? sink,
     log: opts.log ?? pino({ level: process.env.TEMPLATE_SYNC_TEST_LOG ?? 'silent' }),
     workers: 4,
     ...(opts.instanceOptions ? { instanceOptions: opts.instanceOptions } : {}),
