@@ -17,6 +17,7 @@ import {
   type ConditionUpdate,
   deriveInstancePhase,
   deriveReadyCondition,
+  findCondition,
   Reason,
   setCondition,
   toTimestamp,
@@ -634,6 +635,11 @@ export class InstanceReconciler {
         pass.notes.push({ type: 'Warning', reason: Reason.WatchFailed, message: `drift watch not running for ${msg}` })
         this.deps.drift.retryFailed()
         pass.wake(10_000)
+      } else if (starting.length > 0 && syncedBefore(prev)) {
+        // A watch starting again (a restart, a new leader) does not un-sync an
+        // instance that was synced: the pass comes back once it has synced, and
+        // a restart over converged instances writes nothing.
+        pass.wake(250)
       } else if (starting.length > 0) {
         set({
           type: C.Synced,
@@ -831,6 +837,12 @@ export class InstanceReconciler {
     }
     return missing
   }
+}
+
+/** The instance's Synced condition says its drift watches were active. */
+function syncedBefore(prev: TemplateInstanceStatus): boolean {
+  const synced = findCondition(prev.conditions, C.Synced)
+  return synced?.status === 'True' && synced.reason === Reason.SyncActive
 }
 
 /** How long a reconciler keeps writing trackedGVKs after the API server dropped trackedKinds, before it tries again. */
