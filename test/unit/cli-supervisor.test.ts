@@ -20,7 +20,7 @@ function nodeProcess(name: string, script: string): ProcessSpec {
 }
 
 const SLEEPER = 'setInterval(() => {}, 1000)'
-const STUBBORN = "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"
+const STUBBORN = "process.on('SIGTERM', () => {}); console.log('handler installed'); setInterval(() => {}, 1000)"
 const CRASHER = `console.log(JSON.stringify({ level: 50, msg: 'lost the leader lease', err: { message: 'renew deadline passed' } })); process.exit(3)`
 
 async function waitFor(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
@@ -30,6 +30,16 @@ async function waitFor(what: string, check: () => boolean, timeoutMs = 10_000): 
     await new Promise((r) => setTimeout(r, 20))
   }
 }
+
+/** Waits until a child has written that its SIGTERM handler is installed (a loaded machine may take seconds to start node). */
+const handlerInstalled = (name: string): Promise<void> =>
+  waitFor(`${name} to install its SIGTERM handler`, () => {
+    try {
+      return readFileSync(join(dir, `${name}.log`), 'utf8').includes('handler installed')
+    } catch {
+      return false
+    }
+  })
 
 function supervisor(lines: string[], extra: Partial<ConstructorParameters<typeof Supervisor>[0]> = {}): Supervisor {
   return new Supervisor({ say: (l) => lines.push(l), policy: FAST, ...extra })
@@ -76,9 +86,11 @@ t.test('stop() ends every process with SIGTERM and says so once per process', as
 t.test('a process that exits with an error on SIGTERM is stopped, and the line says how it ended', async (t) => {
   const lines: string[] = []
   const sup = supervisor(lines)
-  sup.start(nodeProcess('grumpy', "process.on('SIGTERM', () => process.exit(1)); setInterval(() => {}, 1000)"))
+  sup.start(
+    nodeProcess('grumpy', "process.on('SIGTERM', () => process.exit(1)); console.log('handler installed'); setInterval(() => {}, 1000)"),
+  )
   const pid = sup.pids().grumpy ?? 0
-  await new Promise((r) => setTimeout(r, 300))
+  await handlerInstalled('grumpy')
   await sup.stop()
   t.strictSame(lines, [`stopped grumpy (pid ${pid}, exited with code 1)`])
 })
@@ -88,7 +100,7 @@ t.test('a process that ignores SIGTERM is killed after the grace period, and the
   const sup = supervisor(lines, { stopGraceMs: 300 })
   sup.start(nodeProcess('stubborn', STUBBORN))
   const pid = sup.pids().stubborn ?? 0
-  await new Promise((r) => setTimeout(r, 300)) // let it install its SIGTERM handler
+  await handlerInstalled('stubborn')
   const [outcome] = await sup.stop()
   t.strictSame(outcome, { name: 'stubborn', pid, clean: false })
   t.strictSame(lines, [`stopped stubborn (pid ${pid}) with SIGKILL: it did not stop within 0.3 s of SIGTERM`])
