@@ -37,7 +37,7 @@ function copyRecord(value: Record<string, unknown>, drop: ReadonlySet<string>): 
 }
 
 /** Plain assignment of "__proto__" would replace the prototype instead of adding a key. */
-function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
+export function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
   if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true })
   else o[k] = v
 }

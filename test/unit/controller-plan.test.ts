@@ -296,3 +296,31 @@ t.test('a failed apply keeps the last apply and the drift step', async (t) => {
   const created = remember({}, { type: 'create', desired: desiredObject(obj), intent: obj }, undefined, 0, fight)
   t.same(created.memory, {}, 'a failed create remembers nothing')
 })
+
+t.test('the remembered apply keeps what compare reads and the generation, not managedFields or status', async (t) => {
+  const obj = rendered({ color: 'blue' })
+  const created = pass(obj, undefined, {}, 0)
+  const result = created.memory.applied?.result
+  t.ok(result)
+  t.same(result?.data, { color: 'blue' })
+  t.same(result?.metadata.labels, obj.metadata.labels)
+  t.notOk('managedFields' in (result?.metadata ?? {}), 'no managedFields')
+  t.notOk('resourceVersion' in (result?.metadata ?? {}), 'no resourceVersion')
+  t.notOk('uid' in (result?.metadata ?? {}), 'no uid')
+  // A result with a generation and a status, as a Deployment's apply returns.
+  const live = { ...serverView(obj), status: { ready: 1 } } as IdentifiedObject
+  live.metadata.generation = 4
+  const checked = remember(
+    {},
+    { type: 'unchanged', desired: desiredObject(obj), fight: { state: undefined }, checked: live } as ObjectAction,
+    undefined,
+    0,
+    fight,
+  )
+  t.equal(checked.memory.applied?.result.metadata.generation, 4, 'the generation status.resources reports')
+  t.notOk('status' in (checked.memory.applied?.result ?? {}), 'no status')
+  // The next pass over the unchanged live object still needs no request.
+  const again = pass(obj, created.live, created.memory, 1000)
+  t.equal(again.action.type, 'unchanged')
+  t.notOk(again.dryRunAsked)
+})

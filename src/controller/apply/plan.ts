@@ -20,6 +20,7 @@ import type { IdentifiedObject, ObjectRef } from '../../api/meta.ts'
 import { FIELD_MANAGER } from '../../api/names.ts'
 import { type InstanceIdentity, ownershipOf } from '../../api/ownership.ts'
 import { compare } from '../../drift/compare.ts'
+import { comparedPart } from '../../drift/compared.ts'
 import { preserveIgnoredFields } from '../../drift/preserve.ts'
 import type { Change } from '../../drift/types.ts'
 import type { CompiledIgnore } from '../../fieldpath/compile.ts'
@@ -41,7 +42,11 @@ export function desiredObject(obj: IdentifiedObject): DesiredObject {
 
 /** What the reconciler remembers about one object between passes (in memory only). */
 export interface ObjectMemory {
-  /** Our last apply of the object: the hash of what we sent and what the API server made of it. */
+  /**
+   * Our last apply of the object: the hash of what we sent and what the API
+   * server made of it, as far as compare reads it plus metadata.generation
+   * (lastApplied): one is kept per rendered object, for as long as the process runs.
+   */
   readonly applied?: { readonly desiredHash: string; readonly result: IdentifiedObject }
   /** Set once the object drifted back after a correction (../fight.ts). */
   readonly fight?: FightState
@@ -209,6 +214,7 @@ export function remember(
   opts: FightOptions,
 ): { memory: ObjectMemory; corrected?: FightStep } {
   const hash = action.desired.hash
+  const applied = (obj: IdentifiedObject): ObjectMemory['applied'] => ({ desiredHash: hash, result: lastApplied(obj) })
   const withFight = (applied: ObjectMemory['applied'], fight: FightState | undefined): ObjectMemory => ({
     ...(applied ? { applied } : {}),
     ...(fight ? { fight } : {}),
@@ -218,19 +224,24 @@ export function remember(
     case 'release':
       return { memory: prev }
     case 'unchanged':
-      return { memory: withFight(action.checked ? { desiredHash: hash, result: action.checked } : prev.applied, action.fight.state) }
+      return { memory: withFight(action.checked ? applied(action.checked) : prev.applied, action.fight.state) }
     case 'wait':
       return { memory: withFight(prev.applied, action.fight ? action.fight.state : prev.fight) }
     case 'create':
     case 'update':
       // A new render or a first apply: whatever fight there was is about something else.
-      return { memory: result ? withFight({ desiredHash: hash, result }, undefined) : prev }
+      return { memory: result ? withFight(applied(result), undefined) : prev }
     case 'correct': {
       if (!result) return { memory: withFight(prev.applied, action.fight.state) }
       const corrected = fightStep(action.fight.state, { type: 'corrected', now }, opts)
-      return { memory: withFight({ desiredHash: hash, result }, corrected.state), corrected }
+      return { memory: withFight(applied(result), corrected.state), corrected }
     }
   }
+}
+
+/** What is remembered of an apply's result: what compare reads, and the generation status.resources reports. */
+export function lastApplied(obj: IdentifiedObject): IdentifiedObject {
+  return comparedPart(obj, ['generation'])
 }
 
 /** The most recent writer of the object other than us, from managedFields. */
