@@ -324,3 +324,26 @@ t.test('the remembered apply keeps what compare reads and the generation, not ma
   t.equal(again.action.type, 'unchanged')
   t.notOk(again.dryRunAsked)
 })
+
+t.test("an unchanged pass shares the cached live object's parts only when they hold what was applied", async (t) => {
+  const obj = rendered({ color: 'blue', size: 'L' })
+  const created = pass(obj, undefined, {}, 0)
+  const result = created.memory.applied?.result
+  if (result) result.metadata.generation = 2
+  // The drift watch's copy of our apply: equal content, other objects.
+  const cached = Object.freeze(structuredClone(created.live)) as IdentifiedObject
+  const seen = pass(obj, cached, created.memory, 1000)
+  t.equal(seen.action.type, 'unchanged')
+  t.equal(seen.memory.applied?.result.data, cached.data, "data is the cached object's")
+  t.equal(seen.memory.applied?.result.metadata.labels, cached.metadata.labels)
+  t.equal(seen.memory.applied?.result.metadata.generation, 2, 'the generation of our apply stays')
+  t.equal(pass(obj, cached, seen.memory, 2000).memory.applied, seen.memory.applied, 'shared once, then kept as it is')
+  // Equal only because of an ignore rule: the memory keeps what was applied, so a later Template without the rule still sees the drift.
+  const ignoreSize = compileIgnoreFields(['data.size'])
+  const resized = edited(created.live as IdentifiedObject, { size: 'XL' })
+  const underRule = pass(obj, resized, created.memory, 3000, ignoreSize)
+  t.equal(underRule.action.type, 'unchanged')
+  t.equal(underRule.memory.applied, created.memory.applied, 'not rebased on a live object that differs in an ignored field')
+  const withoutRule = pass(obj, resized, underRule.memory, 4000)
+  t.not(withoutRule.action.type, 'unchanged', 'the drift in data.size is seen once nothing ignores it')
+})

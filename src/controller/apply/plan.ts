@@ -23,7 +23,7 @@ import { compare } from '../../drift/compare.ts'
 import { comparedPart } from '../../drift/compared.ts'
 import { preserveIgnoredFields } from '../../drift/preserve.ts'
 import type { Change } from '../../drift/types.ts'
-import type { CompiledIgnore } from '../../fieldpath/compile.ts'
+import { type CompiledIgnore, compileIgnoreFields } from '../../fieldpath/compile.ts'
 import { pointerTokens } from '../../fieldpath/pointer.ts'
 import { type FightOptions, type FightState, type FightStep, fightStep, pendingWait } from '../fight.ts'
 
@@ -86,6 +86,8 @@ export interface Unchanged extends About {
   readonly fight: FightStep
   /** A dry-run result that matched the live object: remembered as our last apply. */
   readonly checked?: IdentifiedObject
+  /** The cached live object found where our last apply left it (remember shares its parts). */
+  readonly seen?: IdentifiedObject
 }
 
 /** A correction that waits out its backoff (a fight); the object is not even dry-run before it is due. */
@@ -160,7 +162,7 @@ export function planObject(desired: DesiredObject, live: IdentifiedObject | unde
   const isCorrection = live !== undefined && applied?.desiredHash === desired.hash
   // The drift watch's copy is back where our last apply left it: no request at all.
   if (isCorrection && compare(applied.result, live, ctx.ignore).length === 0) {
-    return { type: 'unchanged', desired, fight: fightStep(memory.fight, { type: 'calm', now: ctx.now }, ctx.fight) }
+    return { type: 'unchanged', desired, fight: fightStep(memory.fight, { type: 'calm', now: ctx.now }, ctx.fight), seen: live }
   }
   const waiting = isCorrection ? pendingWait(memory.fight, ctx.now, ctx.fight) : 0
   if (waiting > 0) return { type: 'wait', desired, waitMs: waiting }
@@ -223,8 +225,10 @@ export function remember(
     case 'conflict':
     case 'release':
       return { memory: prev }
-    case 'unchanged':
-      return { memory: withFight(action.checked ? applied(action.checked) : prev.applied, action.fight.state) }
+    case 'unchanged': {
+      const kept = action.checked ? applied(action.checked) : action.seen && prev.applied ? shared(prev.applied, action.seen) : prev.applied
+      return { memory: withFight(kept, action.fight.state) }
+    }
     case 'wait':
       return { memory: withFight(prev.applied, action.fight ? action.fight.state : prev.fight) }
     case 'create':
@@ -242,6 +246,34 @@ export function remember(
 /** What is remembered of an apply's result: what compare reads, and the generation status.resources reports. */
 export function lastApplied(obj: IdentifiedObject): IdentifiedObject {
   return comparedPart(obj, ['generation'])
+}
+
+const NOTHING_IGNORED = compileIgnoreFields([])
+
+/**
+ * The memory of an apply rebuilt from parts of the cached live object when
+ * those hold the same content in every field compare can read (nothing
+ * ignored): the same answers under any rules, and the drift cache's copy
+ * serves both. The generation stays the one our apply returned.
+ */
+function shared(prev: NonNullable<ObjectMemory['applied']>, live: IdentifiedObject): NonNullable<ObjectMemory['applied']> {
+  const result = prev.result
+  if (sharesParts(result, live) || compare(result, live, NOTHING_IGNORED).length > 0) return prev
+  const rebased = comparedPart(live)
+  const { generation } = result.metadata
+  if (generation !== undefined) rebased.metadata.generation = generation
+  return { desiredHash: prev.desiredHash, result: rebased }
+}
+
+/** True when the remembered result already holds the live object's own parts (a shared() of it). */
+function sharesParts(result: IdentifiedObject, live: IdentifiedObject): boolean {
+  const r = result as unknown as Record<string, unknown>
+  const l = live as unknown as Record<string, unknown>
+  for (const k of Object.keys(r)) if (k !== 'metadata' && r[k] !== l[k]) return false
+  const rm = result.metadata as unknown as Record<string, unknown>
+  const lm = live.metadata as unknown as Record<string, unknown>
+  for (const k of Object.keys(rm)) if (k !== 'generation' && typeof rm[k] === 'object' && rm[k] !== lm[k]) return false
+  return true
 }
 
 /** The most recent writer of the object other than us, from managedFields. */
