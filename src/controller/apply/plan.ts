@@ -86,7 +86,7 @@ export interface Unchanged extends About {
   readonly fight: FightStep
   /** A dry-run result that matched the live object: remembered as our last apply. */
   readonly checked?: IdentifiedObject
-  /** The cached live object found where our last apply left it (remember shares its parts). */
+  /** The live object (usually the drift cache's) found where our last apply left it; remember shares its parts. */
   readonly seen?: IdentifiedObject
 }
 
@@ -216,7 +216,7 @@ export function remember(
   opts: FightOptions,
 ): { memory: ObjectMemory; corrected?: FightStep } {
   const hash = action.desired.hash
-  const applied = (obj: IdentifiedObject): ObjectMemory['applied'] => ({ desiredHash: hash, result: lastApplied(obj) })
+  const appliedOf = (obj: IdentifiedObject): ObjectMemory['applied'] => ({ desiredHash: hash, result: lastApplied(obj) })
   const withFight = (applied: ObjectMemory['applied'], fight: FightState | undefined): ObjectMemory => ({
     ...(applied ? { applied } : {}),
     ...(fight ? { fight } : {}),
@@ -226,7 +226,11 @@ export function remember(
     case 'release':
       return { memory: prev }
     case 'unchanged': {
-      const kept = action.checked ? applied(action.checked) : action.seen && prev.applied ? shared(prev.applied, action.seen) : prev.applied
+      const kept = action.checked
+        ? appliedOf(action.checked)
+        : action.seen && prev.applied
+          ? shared(prev.applied, action.seen)
+          : prev.applied
       return { memory: withFight(kept, action.fight.state) }
     }
     case 'wait':
@@ -234,11 +238,11 @@ export function remember(
     case 'create':
     case 'update':
       // A new render or a first apply: whatever fight there was is about something else.
-      return { memory: result ? withFight(applied(result), undefined) : prev }
+      return { memory: result ? withFight(appliedOf(result), undefined) : prev }
     case 'correct': {
       if (!result) return { memory: withFight(prev.applied, action.fight.state) }
       const corrected = fightStep(action.fight.state, { type: 'corrected', now }, opts)
-      return { memory: withFight(applied(result), corrected.state), corrected }
+      return { memory: withFight(appliedOf(result), corrected.state), corrected }
     }
   }
 }
