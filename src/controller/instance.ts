@@ -442,7 +442,10 @@ export class InstanceReconciler {
         set({ type: C.Rendered, status: 'False', reason: rendered.reason, message: rendered.message })
         return finish(rendered.retryAfterMs === undefined ? undefined : { requeueAfterMs: rendered.retryAfterMs })
       }
-      desiredRaw = rendered.objects
+      // A copy that owns its strings: a value the YAML parser cut out of the
+      // rendered text is a slice that keeps the whole text alive for as long
+      // as the memo holds the object (docs/reconciler-memory.md).
+      desiredRaw = structuredClone(rendered.objects)
       values = params.values
       m.renderMemo = { key: memoKey, objects: desiredRaw, values, resolved: params.resolved, sources: params.sources }
     }
