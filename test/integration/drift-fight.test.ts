@@ -47,6 +47,23 @@ function countWrites(op: RunningManager, ns: string): { object: () => number; ot
   return { object: () => object, other: () => other, stop }
 }
 
+/** Waits until the reconciler has made no write in ns for quietMs: the passes of the setup are over. */
+async function quiet(op: RunningManager, ns: string, quietMs: number, timeoutMs = 20_000): Promise<void> {
+  let last = Date.now()
+  const stop = op.client.observe((verb, path) => {
+    if (isWrite(verb) && path.includes(`/namespaces/${ns}/`)) last = Date.now()
+  })
+  try {
+    const deadline = Date.now() + timeoutMs
+    while (Date.now() - last < quietMs) {
+      if (Date.now() > deadline) throw new Error(`the reconciler kept writing in ${ns} for ${timeoutMs} ms after the setup`)
+      await sleep(50)
+    }
+  } finally {
+    stop()
+  }
+}
+
 async function revertSetup(t: { teardown(fn: () => unknown): void }): Promise<string> {
   const ns = await freshNamespace(t, client)
   await createTemplate(client, ns, 'tpl', {
@@ -110,7 +127,7 @@ t.test('a 10 Hz fighter for 60 s under the production defaults: at most 7 writes
   const op = await startManager()
   t.teardown(() => op.stop())
   const ns = await revertSetup(t)
-  await sleep(1000)
+  await quiet(op, ns, 1000)
   const writes = countWrites(op, ns)
   t.teardown(writes.stop)
   const started = Date.now()

@@ -213,7 +213,11 @@ t.test('a Template edit that changes the rendered set prunes the old object and 
   await eventually('old pruned, new created', async () =>
     (await getCm(ns, 'old-i')) === undefined && (await getCm(ns, 'new-i')) !== undefined ? true : undefined,
   )
-  const inst = await waitForCondition(client, ns, 'i', 'Ready', 'True')
+  // Ready was already True before the edit: wait for the status of the pass that rendered generation 2.
+  const inst = await eventually('the status of the new render', async () => {
+    const i = await waitForCondition(client, ns, 'i', 'Ready', 'True')
+    return i.status?.resolvedTemplateRef?.generation === 2 ? i : undefined
+  })
   t.same(
     inst.status?.renderedResources?.map((r) => r.name),
     ['new-i'],
