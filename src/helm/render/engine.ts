@@ -96,30 +96,45 @@ function includeFn(name: string, data: GoValue): string {
   }
 }
 
-const tplCache = new Map<string, Map<string, Tree> | ParseError>()
-const TPL_CACHE_MAX = 2000
 // Cached texts are bounded in bytes too: a chart's files may be megabytes each.
 const CACHE_MAX_CHARS = 64 * 1024 * 1024
-let tplChars = 0
+
+/**
+ * Parse results (or the ParseError) by a key that holds the parsed text,
+ * bounded in entries and in key characters; when full it starts over.
+ */
+class ParseCache<V> {
+  readonly #entries = new Map<string, V | ParseError>()
+  #chars = 0
+  readonly #maxEntries: number
+  constructor(maxEntries: number) {
+    this.#maxEntries = maxEntries
+  }
+
+  get(key: string, parseIt: () => V): V | ParseError {
+    let hit = this.#entries.get(key)
+    if (hit === undefined) {
+      try {
+        hit = parseIt()
+      } catch (e) {
+        if (!(e instanceof ParseError)) throw e
+        hit = e
+      }
+      if (this.#entries.size >= this.#maxEntries || this.#chars + key.length > CACHE_MAX_CHARS) {
+        this.#entries.clear()
+        this.#chars = 0
+      }
+      this.#entries.set(key, hit)
+      this.#chars += key.length
+    }
+    return hit
+  }
+}
+
+const tplCache = new ParseCache<Map<string, Tree>>(2000)
 
 function parseTpl(helm: HelmMajor, text: string): Map<string, Tree> | ParseError {
-  const key = `${helm}\0${text}`
-  let hit = tplCache.get(key)
-  if (hit === undefined) {
-    try {
-      hit = new Map(parse('gotpl', text, funcsFor(helm)).trees)
-    } catch (e) {
-      if (!(e instanceof ParseError)) throw e
-      hit = e
-    }
-    if (tplCache.size >= TPL_CACHE_MAX || tplChars + key.length > CACHE_MAX_CHARS) {
-      tplCache.clear()
-      tplChars = 0
-    }
-    tplCache.set(key, hit)
-    tplChars += key.length
-  }
-  return hit
+  return tplCache.get(`${helm}\0${text}`, () => new Map(parse('gotpl', text, funcsFor(helm)).trees))
 }
 
 function tplFn(text: string, data: GoValue): string {
@@ -168,27 +183,10 @@ function associate(set: Map<string, Tree>, trees: ReadonlyMap<string, Tree>): vo
 }
 
 // Parsed files by helm major, full name and text: parsing is the costly part of a render and charts repeat.
-const parseCache = new Map<string, ParsedTemplate | ParseError>()
-const PARSE_CACHE_MAX = 5000
-let parseChars = 0
+const parseCache = new ParseCache<ParsedTemplate>(5000)
 
 function parseFile(helm: HelmMajor, name: string, text: string): ParsedTemplate {
-  const key = `${helm}\0${name}\0${text}`
-  let hit = parseCache.get(key)
-  if (hit === undefined) {
-    try {
-      hit = parse(name, text, funcsFor(helm))
-    } catch (e) {
-      if (!(e instanceof ParseError)) throw e
-      hit = e
-    }
-    if (parseCache.size >= PARSE_CACHE_MAX || parseChars + key.length > CACHE_MAX_CHARS) {
-      parseCache.clear()
-      parseChars = 0
-    }
-    parseCache.set(key, hit)
-    parseChars += key.length
-  }
+  const hit = parseCache.get(`${helm}\0${name}\0${text}`, () => parse(name, text, funcsFor(helm)))
   if (hit instanceof ParseError) throw hit
   return hit
 }
