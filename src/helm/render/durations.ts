@@ -68,6 +68,16 @@ function asDuration(v: GoValue): bigint {
 
 const duration = (ns: bigint): GoValue => goInt(ns, 'int64', 'time.Duration')
 
+/** The multiple of durationRoundTo/TruncateTo; undefined when it is not a duration (the value is then returned as it is). */
+function multipleOf(m: GoValue): bigint | undefined {
+  try {
+    return asDuration(m)
+  } catch (e) {
+    if (e instanceof DurationError) return undefined
+    throw e
+  }
+}
+
 function orZero(v: GoValue, f: (ns: bigint) => GoValue, zero: GoValue): GoValue {
   try {
     return f(asDuration(v))
@@ -101,14 +111,8 @@ export const durationFuncs: Readonly<Record<string, GoFuncSpec>> = {
     orZero(
       v,
       (d) => {
-        let mul: bigint
-        try {
-          mul = asDuration(m)
-        } catch (e) {
-          if (e instanceof DurationError) return duration(d)
-          throw e
-        }
-        if (mul <= 0n) return duration(d)
+        const mul = multipleOf(m)
+        if (mul === undefined || mul <= 0n) return duration(d)
         let r = d % mul
         if (d < 0n) {
           r = -r
@@ -123,14 +127,8 @@ export const durationFuncs: Readonly<Record<string, GoFuncSpec>> = {
     orZero(
       v,
       (d) => {
-        let mul: bigint
-        try {
-          mul = asDuration(m)
-        } catch (e) {
-          if (e instanceof DurationError) return duration(d)
-          throw e
-        }
-        return duration(mul <= 0n ? d : d - (d % mul))
+        const mul = multipleOf(m)
+        return duration(mul === undefined || mul <= 0n ? d : d - (d % mul))
       },
       duration(0n),
     ),
