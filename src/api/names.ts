@@ -17,6 +17,12 @@ export const LABEL_INSTANCE_NAMESPACE = `${GROUP}/instance-namespace`
 /** The owning Template's sync mode at the last apply; a pre-filter for the webhook, never the verdict. */
 export const LABEL_SYNC_MODE = `${GROUP}/sync-mode`
 export const ANNOTATION_INSTANCE_REF = `${GROUP}/instance-ref`
+/**
+ * On a TemplateInstance: the kinds it has rendered, comma-separated, written
+ * with our finalizer before any apply, so that cleanup finds every object even
+ * when the pass ends before its status write (docs/tracked-kinds.md).
+ */
+export const ANNOTATION_TRACKED_KINDS = `${GROUP}/tracked-kinds`
 
 /** Label keys that ignoreFields can never cover: stripping them would strip ownership. */
 export const PROTECTED_LABELS: readonly string[] = Object.freeze([

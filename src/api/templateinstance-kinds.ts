@@ -3,13 +3,19 @@
 // keys its drift watches by these strings and finds the objects to clean up
 // through them.
 //
+// Before its first apply of a kind, the reconciler records the list in the
+// instance's tracked-kinds annotation, in the same patch that adds its
+// finalizer (a status write could not share that request); recordedKinds
+// reads all three places.
+//
 // Earlier releases wrote the same list as status.trackedGVKs with the core
 // group spelled as a leading slash ("/v1/ConfigMap"). trackedKindsOf reads
 // both fields and both spellings, so an upgraded reconciler never loses track
 // of a kind an older one recorded (docs/tracked-kinds.md).
 
 import { checkKind, gvkString, IdentityError, parseApiVersion } from './identity.ts'
-import type { TemplateInstanceStatus } from './templateinstance.ts'
+import { ANNOTATION_TRACKED_KINDS } from './names.ts'
+import type { TemplateInstance, TemplateInstanceStatus } from './templateinstance.ts'
 
 export class TrackedKindError extends IdentityError {
   override readonly name = 'TrackedKindError'
@@ -53,6 +59,36 @@ export function normalizeTrackedKind(s: string): string {
 export function trackedKindsOf(status: Pick<TemplateInstanceStatus, 'trackedKinds' | 'trackedGVKs'> | undefined): string[] {
   const all = [...(status?.trackedKinds ?? []), ...(status?.trackedGVKs ?? [])].map(normalizeTrackedKind)
   return [...new Set(all)].sort()
+}
+
+/**
+ * The kinds of the tracked-kinds annotation's value ("v1/ConfigMap,apps/v1/Deployment"),
+ * in today's spelling. Anyone who may edit the instance may edit the
+ * annotation, and we only ever write well-formed entries: one that does not
+ * parse is skipped rather than kept.
+ */
+export function parseTrackedKindsAnnotation(value: string | undefined): string[] {
+  const out: string[] = []
+  for (const entry of (value ?? '').split(',')) {
+    try {
+      const { apiVersion, kind } = parseTrackedKind(entry.trim())
+      out.push(trackedKind(apiVersion, kind))
+    } catch {
+      // not one of ours
+    }
+  }
+  return out
+}
+
+/** The annotation's value for a list of tracked kinds. */
+export function trackedKindsAnnotation(kinds: readonly string[]): string {
+  return [...new Set(kinds)].sort().join(',')
+}
+
+/** Every kind an instance records, from its status (both fields) and its tracked-kinds annotation, sorted, once each. */
+export function recordedKinds(inst: Pick<TemplateInstance, 'metadata' | 'status'>): string[] {
+  const annotated = parseTrackedKindsAnnotation(inst.metadata?.annotations?.[ANNOTATION_TRACKED_KINDS])
+  return [...new Set([...trackedKindsOf(inst.status), ...annotated])].sort()
 }
 
 /** True when every entry of the older trackedGVKs is also in trackedKinds, so the older field can go. */

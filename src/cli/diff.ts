@@ -41,7 +41,7 @@ import {
   parseCommandArgs,
 } from './args.ts'
 import { readInstance, renderObjects } from './render.ts'
-import { parseTrackedKind, trackedKind, trackedKindsOf } from '../api/templateinstance-kinds.ts'
+import { parseTrackedKind, recordedKinds, trackedKind } from '../api/templateinstance-kinds.ts'
 
 export function diffUsage(): string {
   return `usage: template-sync diff NAMESPACE/NAME [flags]
@@ -161,7 +161,7 @@ export async function diffInstance(client: KubeClient, ref: InstanceName): Promi
   for (const desired of rendered.objects) entries.push(await checkObject(objects, desired, ignore, owner))
   const renderedKeys = new Set(rendered.objects.map((o) => objectKey(refOf(o))))
   const kinds = new Set(rendered.objects.map((o) => trackedKind(o.apiVersion, o.kind)))
-  for (const tracked of trackedKindsOf(instance.status)) {
+  for (const tracked of recordedKinds(instance)) {
     try {
       parseTrackedKind(tracked)
       kinds.add(tracked)

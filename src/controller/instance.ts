@@ -24,11 +24,20 @@ import {
 } from '../api/conditions.ts'
 import { collectionKey, describeObject, namespacedKey, objectKey, parseObjectKey, refOf } from '../api/identity.ts'
 import type { Condition, IdentifiedObject, KubeObject, SourceRef } from '../api/meta.ts'
-import { FIELD_MANAGER, FINALIZER_INSTANCE, FINALIZER_RESOURCE, LABEL_SYNC_MODE } from '../api/names.ts'
+import { ANNOTATION_TRACKED_KINDS, FIELD_MANAGER, FINALIZER_INSTANCE, FINALIZER_RESOURCE, LABEL_SYNC_MODE } from '../api/names.ts'
 import { syncModeOf, type Template } from '../api/template.ts'
 import type { ResourceReference, TemplateInstance, TemplateInstanceStatus } from '../api/templateinstance.ts'
-import { legacyTrackedKind, legacyTrackedKindsCopied, trackedKind, trackedKindsOf } from '../api/templateinstance-kinds.ts'
+import {
+  legacyTrackedKind,
+  legacyTrackedKindsCopied,
+  parseTrackedKindsAnnotation,
+  recordedKinds,
+  trackedKind,
+  trackedKindsAnnotation,
+  trackedKindsOf,
+} from '../api/templateinstance-kinds.ts'
 import type { IgnoreCache } from '../drift/ignore-cache.ts'
+import { escapeToken } from '../fieldpath/pointer.ts'
 import type { KubeClient } from '../kube/client.ts'
 import { CONTENT_JSON_PATCH, CONTENT_MERGE } from '../kube/client.ts'
 import { KubeApiError } from '../kube/errors.ts'
@@ -131,6 +140,12 @@ interface Memory {
    * status, which would make it write the same status again.
    */
   written?: { readonly overRvs: readonly string[]; readonly status: TemplateInstanceStatus }
+  /**
+   * What our last metadata patch put on the instance (the finalizer and the
+   * tracked-kinds annotation), kept on the same terms as `written`: while the
+   * cache shows one of `overRvs`, it shows the instance from before the patch.
+   */
+  recorded?: { readonly overRvs: readonly string[]; readonly kinds: readonly string[] }
   renderMemo?: {
     key: string
     objects: IdentifiedObject[]
@@ -242,11 +257,8 @@ export class InstanceReconciler {
       return {}
     }
     if (inst.metadata.deletionTimestamp) return this.finalize(key, inst)
-    if (!(inst.metadata.finalizers ?? []).includes(FINALIZER_INSTANCE)) {
-      await this.addInstanceFinalizer(inst)
-      // The update event re-enqueues us with the finalizer in place.
-      return {}
-    }
+    // Our finalizer is added by the pass itself: with the kinds about to be
+    // applied (step 5), or at its end when it applied nothing.
     const now = this.deps.now()
     const pass = new Pass(now, inst.metadata.generation, this.statusBase(key, inst))
     try {
@@ -266,19 +278,36 @@ export class InstanceReconciler {
     return inst.status ?? {}
   }
 
-  private async addInstanceFinalizer(inst: TemplateInstance): Promise<void> {
+  /**
+   * One JSON patch that records `kinds` in the tracked-kinds annotation and
+   * adds our finalizer when it is missing, made over `rv` (the newest version
+   * of the instance we know); returns the resourceVersion it gave the instance.
+   */
+  private async recordOnInstance(
+    inst: TemplateInstance,
+    on: { readonly finalizer: boolean; readonly annotated: boolean },
+    kinds: readonly string[],
+    rv: string,
+  ): Promise<string> {
     const path = instanceStatusPath(inst.metadata?.namespace ?? '', inst.metadata?.name ?? '').replace(/\/status$/, '')
-    const finalizers = inst.metadata?.finalizers
-    const patch = finalizers
-      ? [
-          { op: 'test', path: '/metadata/resourceVersion', value: inst.metadata?.resourceVersion },
-          { op: 'add', path: '/metadata/finalizers/-', value: FINALIZER_INSTANCE },
-        ]
-      : [
-          { op: 'test', path: '/metadata/resourceVersion', value: inst.metadata?.resourceVersion },
-          { op: 'add', path: '/metadata/finalizers', value: [FINALIZER_INSTANCE] },
-        ]
-    await this.deps.client.request('PATCH', path, { body: patch, contentType: CONTENT_JSON_PATCH })
+    const patch: Record<string, unknown>[] = [{ op: 'test', path: '/metadata/resourceVersion', value: rv }]
+    if (!on.finalizer) {
+      patch.push(
+        (inst.metadata?.finalizers ?? []).length > 0
+          ? { op: 'add', path: '/metadata/finalizers/-', value: FINALIZER_INSTANCE }
+          : { op: 'add', path: '/metadata/finalizers', value: [FINALIZER_INSTANCE] },
+      )
+    }
+    if (kinds.length > 0) {
+      const value = trackedKindsAnnotation(kinds)
+      patch.push(
+        on.annotated
+          ? { op: 'add', path: `/metadata/annotations/${escapeToken(ANNOTATION_TRACKED_KINDS)}`, value }
+          : { op: 'add', path: '/metadata/annotations', value: { [ANNOTATION_TRACKED_KINDS]: value } },
+      )
+    }
+    const stored = await this.deps.client.request<TemplateInstance>('PATCH', path, { body: patch, contentType: CONTENT_JSON_PATCH })
+    return stored?.metadata?.resourceVersion ?? ''
   }
 
   private async finalize(key: string, inst: TemplateInstance): Promise<ReconcileResult> {
@@ -288,7 +317,7 @@ export class InstanceReconciler {
       return {}
     }
     const uid = inst.metadata?.uid ?? ''
-    const kinds = trackedKindsOf(inst.status)
+    const kinds = recordedKinds(inst)
     const { objects, errors } = await this.live.owned(uid, kinds, false)
     const failed: string[] = [...errors]
     for (const obj of objects) {
@@ -337,9 +366,29 @@ export class InstanceReconciler {
     }
     const status = pass.status
     const set = (u: ConditionUpdate): void => pass.set(u)
+    // The finalizer and the tracked-kinds annotation as the instance holds
+    // them: from our own patch while the cache has not delivered it yet.
+    const recorded = m.recorded?.overRvs.includes(overRvs[0] ?? '') ? m.recorded : undefined
+    if (!recorded) delete m.recorded
+    const annotations = inst.metadata?.annotations
+    const onInstance = {
+      finalizer: recorded !== undefined || (inst.metadata?.finalizers ?? []).includes(FINALIZER_INSTANCE),
+      annotated: recorded !== undefined || annotations !== undefined,
+      kinds: recorded ? recorded.kinds : parseTrackedKindsAnnotation(annotations?.[ANNOTATION_TRACKED_KINDS]),
+    }
+    /** Records `kinds` and our finalizer on the instance unless it holds them already: one request. */
+    const recordKinds = async (kinds: readonly string[]): Promise<void> => {
+      if (onInstance.finalizer && kinds.every((k) => onInstance.kinds.includes(k))) return
+      const all = [...new Set([...onInstance.kinds, ...kinds])].sort()
+      const rv = await this.recordOnInstance(inst, onInstance, all, overRvs.at(-1) ?? '')
+      m.recorded = { overRvs: [...overRvs], kinds: all }
+      overRvs.push(rv)
+      Object.assign(onInstance, { finalizer: true, annotated: onInstance.annotated || all.length > 0, kinds: all })
+    }
     // status.trackedKinds replaces trackedGVKs: read both, and drop the older
-    // field only once the server has stored all of it in the new one.
-    const knownKinds = trackedKindsOf(prev)
+    // field only once the server has stored all of it in the new one. The
+    // annotation may hold kinds of a pass that ended before its status write.
+    const knownKinds = [...new Set([...trackedKindsOf(prev), ...onInstance.kinds])].sort()
     if (knownKinds.length > 0) status.trackedKinds = knownKinds
     let confirmed: TemplateInstanceStatus | undefined = prev
     const nowMs = now.getTime()
@@ -352,6 +401,8 @@ export class InstanceReconciler {
     }
     // Without an explicit result, come back when the earliest wait (a backoff, a recheck) is over.
     const finish = async (result?: ReconcileResult): Promise<ReconcileResult> => {
+      // Every instance carries our finalizer, also one that has applied nothing yet.
+      if (!onInstance.finalizer) await recordKinds(knownKinds)
       // A field the server drops anyway would make every pass a write.
       if (dropsTrackedKinds(m, nowMs)) delete status.trackedKinds
       else if (legacyTrackedKindsCopied(confirmed)) delete status.trackedGVKs
@@ -360,14 +411,11 @@ export class InstanceReconciler {
       status.phase = deriveInstancePhase(pass.conditions)
       if (gen !== undefined && status.phase === 'Ready') status.observedGeneration = gen
       this.record(inst, pass)
-      wrote(
-        await writeStatusVersioned(
-          this.deps.client,
-          instanceStatusPath(ns, name),
-          prev as Record<string, unknown>,
-          status as Record<string, unknown>,
-        ),
-      )
+      const path = instanceStatusPath(ns, name)
+      const sendsKinds = status.trackedKinds !== undefined && !isDeepStrictEqual(status.trackedKinds, prev.trackedKinds ?? [])
+      const stored = await writeStatusVersioned(this.deps.client, path, prev as Record<string, unknown>, status as Record<string, unknown>)
+      wrote(stored)
+      if (stored && sendsKinds) wrote(await this.checkTrackedKindsStored(inst, m, path, stored.status, status, nowMs))
       return result ?? (pass.requeueAfterMs !== undefined ? { requeueAfterMs: pass.requeueAfterMs } : {})
     }
 
@@ -459,19 +507,13 @@ export class InstanceReconciler {
 
     const desired = desiredRaw.map((o) => desiredObject(this.deps.pipeline.stamp(o, { name, namespace: ns, uid }, mode)))
 
-    // 5. Persist trackedKinds before any apply, so cleanup can always find what we create.
-    const persisted = await this.persistTrackedKinds(
-      inst,
-      m,
-      prev,
-      status,
-      knownKinds,
-      desired.map((d) => d.obj),
-      dropsTrackedKinds(m, nowMs) ? undefined : nowMs,
-    )
-    const tracked = persisted.tracked
-    for (const w of persisted.writes) wrote(w)
-    if (persisted.stored) confirmed = persisted.stored
+    // 5. Record the kinds about to be applied on the instance before any apply
+    //    (with our finalizer, in one patch), so that cleanup can always find
+    //    what we create; status.trackedKinds follows with the status write.
+    const tracked = [...new Set([...knownKinds, ...desired.map((d) => trackedKind(d.obj.apiVersion, d.obj.kind))])].sort()
+    status.trackedKinds = tracked
+    if (dropsTrackedKinds(m, nowMs)) status.trackedGVKs = tracked.map(legacyTrackedKind)
+    await recordKinds(tracked)
 
     // 6. Drift watches for revert/strict; released under off.
     const guarded = mode === 'revert' || mode === 'strict'
@@ -732,17 +774,45 @@ export class InstanceReconciler {
     let stored = await write(prev as Record<string, unknown>)
     if (stored && probeAt !== undefined) m.trackedKindsDroppedAt = Array.isArray(stored.trackedKinds) ? undefined : probeAt
     if (stored && probeAt !== undefined && m.trackedKindsDroppedAt !== undefined) {
-      const message =
-        'the API server dropped status.trackedKinds: the TemplateInstance CRD is older than the reconciler. ' +
-        'Apply the CRDs of this release (charts/template-sync/crds; Helm does not upgrade them); meanwhile the kinds are kept in status.trackedGVKs'
-      this.deps.log.error({ instance: path }, message)
-      this.deps.events.warning(inst, 'OutdatedCRD', message)
+      this.reportDroppedTrackedKinds(inst, path)
       status.trackedGVKs = tracked.map(legacyTrackedKind)
       early.trackedGVKs = status.trackedGVKs
       stored = (await write(stored)) ?? stored
     }
     Object.assign(prev, { trackedKinds: tracked }, early.trackedGVKs ? { trackedGVKs: early.trackedGVKs } : {})
     return stored ? { tracked, stored: stored as TemplateInstanceStatus, writes } : { tracked, writes }
+  }
+
+  /**
+   * After a status write that sent trackedKinds: whether the API server kept
+   * them. A CRD older than the reconciler drops the field; then the list is
+   * written again in the older trackedGVKs, which that CRD knows.
+   */
+  private async checkTrackedKindsStored(
+    inst: TemplateInstance,
+    m: Memory,
+    path: string,
+    stored: Record<string, unknown>,
+    status: TemplateInstanceStatus,
+    nowMs: number,
+  ): Promise<Versioned | undefined> {
+    if (Array.isArray(stored.trackedKinds)) {
+      m.trackedKindsDroppedAt = undefined
+      return undefined
+    }
+    m.trackedKindsDroppedAt = nowMs
+    this.reportDroppedTrackedKinds(inst, path)
+    status.trackedGVKs = (status.trackedKinds ?? []).map(legacyTrackedKind)
+    delete status.trackedKinds
+    return writeStatusVersioned(this.deps.client, path, stored, status as Record<string, unknown>)
+  }
+
+  private reportDroppedTrackedKinds(inst: TemplateInstance, path: string): void {
+    const message =
+      'the API server dropped status.trackedKinds: the TemplateInstance CRD is older than the reconciler. ' +
+      'Apply the CRDs of this release (charts/template-sync/crds; Helm does not upgrade them); meanwhile the kinds are kept in status.trackedGVKs'
+    this.deps.log.error({ instance: path }, message)
+    this.deps.events.warning(inst, 'OutdatedCRD', message)
   }
 
   /** Template outputs into status.outputs, live in every mode (frozen ones read recorded parameters only). */

@@ -29,7 +29,7 @@ import { IgnoreCache } from '../drift/ignore-cache.ts'
 import { InstanceReconciler, type EventSink, type InstanceReconcilerOptions } from './instance.ts'
 import { TemplateReconciler } from './template.ts'
 import type { RenderPipeline, TemplateValidator } from './pipeline.ts'
-import { parseTrackedKind, trackedKindsOf } from '../api/templateinstance-kinds.ts'
+import { parseTrackedKind, recordedKinds } from '../api/templateinstance-kinds.ts'
 import { ORPHAN_OWNER, OrphanReleaser } from './orphans.ts'
 import { INDEX_TEMPLATE, instanceIndexers, renderedObjectIndexers } from './indexes.ts'
 
@@ -274,7 +274,7 @@ export class Manager {
       const key = keyOf(i.metadata?.namespace, i.metadata?.name)
       this.instanceQueue.add(key)
       // Gone without our cleanup (finalizer removed by hand), it may have left objects behind.
-      this.orphans.hold(trackedKindsOf(i.status))
+      this.orphans.hold(recordedKinds(i))
       // A Template waiting for its last user to go may now be released.
       const ref = i.spec?.templateRef
       if (ref) this.templateQueue.add(keyOf(ref.namespace, ref.name))
@@ -329,7 +329,7 @@ export class Manager {
     await Promise.all([this.namespaces.waitForSync(signal), this.templates.waitForSync(signal), this.instances.waitForSync(signal)])
     this.opts.log.info({ templates: this.templates.size(), instances: this.instances.size() }, 'caches synced; starting workers')
     // Instances deleted while no reconciler ran may have left objects of these kinds behind.
-    this.orphans.hold(new Set(this.instances.list().flatMap((i) => trackedKindsOf(i.status))))
+    this.orphans.hold(new Set(this.instances.list().flatMap((i) => recordedKinds(i))))
     const resync = this.opts.resyncMs ?? 10 * 60_000
     this.resyncTimer = setInterval(() => {
       // Spread the resync so it never becomes a burst.

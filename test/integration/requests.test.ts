@@ -101,7 +101,9 @@ t.test('a new instance of five objects, at rest, corrected, and after a restart'
   t.equal(count.byVerb.GET ?? 0, 0, 'no GET: the drift cache is synced and the dry-run tells an absent object')
   t.equal(count.byVerb['PATCH-DRYRUN'], 5, 'the dry-run gate: one per object')
   t.equal(count.byVerb['EVENT-POST'], 1, 'one Event for the five objects created')
-  t.ok(count.total() <= 14, `${count.total()} requests for an instance of five objects`)
+  t.equal(count.byVerb['STATUS-PATCH'], 1, 'one status write: the kinds went on the instance with the finalizer')
+  t.equal(count.byVerb.PATCH, 6, 'five applies and the patch that adds the finalizer and the kinds')
+  t.ok(count.total() <= 13, `${count.total()} requests for an instance of five objects`)
   const events = await admin.get<{ items: { reason: string; message: string; involvedObject: { name: string } }[] }>(
     `/api/v1/namespaces/${ns}/events`,
   )

@@ -18,7 +18,7 @@ import {
   type RunningManager,
 } from './helpers/operator.ts'
 import { crdManifests } from '../../src/api/crds.ts'
-import { CRD_TEMPLATE_INSTANCE } from '../../src/api/names.ts'
+import { ANNOTATION_TRACKED_KINDS, CRD_TEMPLATE_INSTANCE, FINALIZER_INSTANCE } from '../../src/api/names.ts'
 import type { JSONSchemaProps } from '../../src/api/schema.ts'
 import { CONTENT_APPLY, CONTENT_MERGE } from '../../src/kube/client.ts'
 import type { IdentifiedObject } from '../../src/api/meta.ts'
@@ -122,4 +122,28 @@ t.test('a CRD without trackedKinds: the kinds are kept in trackedGVKs, said so, 
   t.same(await movedKinds(ns, 'app'), ['v1/ConfigMap'], 'in trackedKinds, trackedGVKs gone')
   await deleteInstance(client, ns, 'app')
   t.equal(await getCm(ns, 'app'), undefined, 'cleaned up through the tracked kind')
+})
+
+t.test('the kinds go on the instance with its finalizer before any apply, and cleanup reads them there', async (t) => {
+  const ns = await freshNamespace(t, client)
+  await createTemplate(client, ns, 'tpl', { gotemplate: configMapTemplate('{{ .instance.name }}', { a: '"1"' }) })
+  await createInstance(client, ns, 'app', { templateRef: { name: 'tpl', namespace: ns } })
+  const ready = await waitForCondition(client, ns, 'app', 'Ready', 'True')
+  t.equal(ready.metadata?.annotations?.[ANNOTATION_TRACKED_KINDS], 'v1/ConfigMap', 'recorded in the annotation')
+  t.ok(ready.metadata?.finalizers?.includes(FINALIZER_INSTANCE), 'with our finalizer')
+  t.same(ready.status?.trackedKinds, ['v1/ConfigMap'], 'and in status')
+  // A pass that ended after its applies and before its status write leaves
+  // the kinds in the annotation only; the instance is deleted meanwhile.
+  await op.stop()
+  await client.request('DELETE', instancePath(ns, 'app'))
+  await client.request('PATCH', `${instancePath(ns, 'app')}/status`, {
+    body: { status: { trackedKinds: null } },
+    contentType: CONTENT_MERGE,
+  })
+  const bare = await getInstance(client, ns, 'app')
+  t.equal(bare?.status?.trackedKinds, undefined, 'status names no kind')
+  t.ok(bare?.metadata?.deletionTimestamp, 'held by our finalizer')
+  op = await startManager()
+  await eventually('instance gone', async () => ((await getInstance(client, ns, 'app')) === undefined ? true : undefined))
+  t.equal(await getCm(ns, 'app'), undefined, 'its object deleted through the annotated kind')
 })

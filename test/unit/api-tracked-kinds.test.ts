@@ -8,10 +8,14 @@ import {
   legacyTrackedKindsCopied,
   normalizeTrackedKind,
   parseTrackedKind,
+  parseTrackedKindsAnnotation,
+  recordedKinds,
   trackedKind,
+  trackedKindsAnnotation,
   trackedKindsOf,
   TrackedKindError,
 } from '../../src/api/templateinstance-kinds.ts'
+import { ANNOTATION_TRACKED_KINDS } from '../../src/api/names.ts'
 
 t.test('trackedKind and parseTrackedKind are inverse; core kinds have no leading slash', async (t) => {
   const cases: [string, string, string][] = [
@@ -61,4 +65,27 @@ t.test('the older field may go only once every entry is in trackedKinds', async 
   t.equal(legacyTrackedKindsCopied({ trackedGVKs: ['/v1/ConfigMap'] }), false)
   t.equal(legacyTrackedKindsCopied({ trackedKinds: ['v1/ConfigMap'], trackedGVKs: ['/v1/ConfigMap', '/v1/Secret'] }), false)
   t.equal(legacyTrackedKindsCopied({ trackedKinds: ['v1/ConfigMap', 'v1/Secret'], trackedGVKs: ['/v1/ConfigMap', '/v1/Secret'] }), true)
+})
+
+t.test('the tracked-kinds annotation: its value, and every kind an instance records', async (t) => {
+  t.equal(trackedKindsAnnotation(['v1/Secret', 'v1/ConfigMap', 'v1/Secret']), 'v1/ConfigMap,v1/Secret', 'sorted, once each')
+  t.equal(trackedKindsAnnotation([]), '')
+  t.same(
+    parseTrackedKindsAnnotation('v1/ConfigMap, /v1/Secret,,'),
+    ['v1/ConfigMap', 'v1/Secret'],
+    'spaces, empty entries, the older spelling',
+  )
+  t.same(parseTrackedKindsAnnotation(undefined), [])
+  t.same(parseTrackedKindsAnnotation('v1/ConfigMap,garbage,a/b/c/D'), ['v1/ConfigMap'], 'an entry that does not parse is skipped')
+  const inst = {
+    metadata: { annotations: { [ANNOTATION_TRACKED_KINDS]: 'apps/v1/Deployment,v1/ConfigMap' } },
+    status: { trackedKinds: ['v1/ConfigMap'], trackedGVKs: ['/v1/Secret'] },
+  }
+  t.same(recordedKinds(inst), ['apps/v1/Deployment', 'v1/ConfigMap', 'v1/Secret'], 'status, the older field and the annotation')
+  t.same(recordedKinds({ metadata: {}, status: {} }), [])
+  t.same(
+    recordedKinds({ metadata: { annotations: { [ANNOTATION_TRACKED_KINDS]: 'v1/ConfigMap' } } }),
+    ['v1/ConfigMap'],
+    'a pass that ended before its status write',
+  )
 })
