@@ -532,6 +532,14 @@ export class InstanceReconciler {
     }
     for (const d of desired) {
       const seen = await this.live.lookup(d.obj)
+      const applied = m.applied.get(d.key)
+      // Our own apply, not delivered by the drift watch yet (a pass its first
+      // events brought on): what we applied is what is live, and the watch's
+      // event for the object brings us back. No dry-run to find that out.
+      if (seen.unconfirmed && applied?.desiredHash === d.hash && this.live.cacheBehind(d.obj, applied.result.metadata.resourceVersion)) {
+        looks.push(look(d, applied.result))
+        continue
+      }
       if (seen.unconfirmed) unconfirmed.add(d.key)
       looks.push(look(d, seen.live))
     }

@@ -54,6 +54,17 @@ export class LiveObjects {
     return { live: await this.read(obj), unconfirmed: false }
   }
 
+  /**
+   * True when the synced drift cache for obj's kind has not yet delivered
+   * `resourceVersion` (the version our own apply gave the object): it lags
+   * behind the write, and its event for the object is still to come.
+   */
+  cacheBehind(obj: IdentifiedObject, resourceVersion: string | undefined): boolean {
+    const g = trackedKind(obj.apiVersion, obj.kind)
+    const watch = this.deps.drift.get(g)
+    return watch !== undefined && this.deps.drift.state(g).synced && watch.isBehind(resourceVersion)
+  }
+
   /** The live object, undefined when it does not exist: from a cache that holds it, else from the API server. */
   async get(obj: IdentifiedObject): Promise<IdentifiedObject | undefined> {
     const seen = await this.lookup(obj)

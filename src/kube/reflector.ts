@@ -68,6 +68,13 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
     signal.addEventListener('abort', done, { once: true })
   })
 
+/** True when both are decimal resourceVersions and `a` is older than `b`; false when either is not. */
+export function resourceVersionBefore(a: string | undefined, b: string | undefined): boolean {
+  const decimal = /^[1-9][0-9]*$/
+  if (a === undefined || b === undefined || !decimal.test(a) || !decimal.test(b)) return false
+  return a.length !== b.length ? a.length < b.length : a < b
+}
+
 export class Reflector<T extends KubeObject = KubeObject> {
   private readonly client: KubeClient
   private readonly opts: Required<
@@ -162,6 +169,16 @@ export class Reflector<T extends KubeObject = KubeObject> {
 
   size(): number {
     return this.store.size
+  }
+
+  /**
+   * True when the cache has certainly not caught up with `resourceVersion`
+   * yet: the newest version it listed or watched is older. Versions are
+   * opaque by contract; where both are not decimal integers (as etcd's
+   * revisions are) the answer is false, so a caller falls back to asking.
+   */
+  isBehind(resourceVersion: string | undefined): boolean {
+    return resourceVersionBefore(this.resourceVersion, resourceVersion)
   }
 
   start(): this {

@@ -297,7 +297,7 @@ t.test('a failed apply keeps the last apply and the drift step', async (t) => {
   t.same(created.memory, {}, 'a failed create remembers nothing')
 })
 
-t.test('the remembered apply keeps what compare reads and the generation, not managedFields or status', async (t) => {
+t.test('the remembered apply keeps what compare reads, the generation and the resourceVersion, not managedFields or status', async (t) => {
   const obj = rendered({ color: 'blue' })
   const created = pass(obj, undefined, {}, 0)
   const result = created.memory.applied?.result
@@ -305,7 +305,7 @@ t.test('the remembered apply keeps what compare reads and the generation, not ma
   t.same(result?.data, { color: 'blue' })
   t.same(result?.metadata.labels, obj.metadata.labels)
   t.notOk('managedFields' in (result?.metadata ?? {}), 'no managedFields')
-  t.notOk('resourceVersion' in (result?.metadata ?? {}), 'no resourceVersion')
+  t.equal(result?.metadata.resourceVersion, created.live?.metadata.resourceVersion, "the apply's resourceVersion, to tell a lagging cache")
   t.notOk('uid' in (result?.metadata ?? {}), 'no uid')
   // A result with a generation and a status, as a Deployment's apply returns.
   const live = { ...serverView(obj), status: { ready: 1 } } as IdentifiedObject

@@ -247,9 +247,13 @@ export function remember(
   }
 }
 
-/** What is remembered of an apply's result: what compare reads, and the generation status.resources reports. */
+/**
+ * What is remembered of an apply's result: what compare reads, the generation
+ * status.resources reports, and the resourceVersion, which tells whether a
+ * drift cache without the object has merely not delivered our apply yet.
+ */
 export function lastApplied(obj: IdentifiedObject): IdentifiedObject {
-  return comparedPart(obj, ['generation'])
+  return comparedPart(obj, ['generation', 'resourceVersion'])
 }
 
 const NOTHING_IGNORED = compileIgnoreFields([])
@@ -263,7 +267,7 @@ const NOTHING_IGNORED = compileIgnoreFields([])
 function shared(prev: NonNullable<ObjectMemory['applied']>, live: IdentifiedObject): NonNullable<ObjectMemory['applied']> {
   const result = prev.result
   if (sharesParts(result, live) || compare(result, live, NOTHING_IGNORED).length > 0) return prev
-  const rebased = comparedPart(live)
+  const rebased = comparedPart(live, ['resourceVersion'])
   const { generation } = result.metadata
   if (generation !== undefined) rebased.metadata.generation = generation
   return { desiredHash: prev.desiredHash, result: rebased }
