@@ -32,7 +32,7 @@ import {
 } from '../src/api/names.ts'
 import { KubeClient } from '../src/kube/client.ts'
 import { defaultBinDir, freePort, startControlPlane } from '../src/local/controlplane.ts'
-import { buildDist, chartMemoryLimit, chartNodeOptions } from './webhook-lib.ts'
+import { buildDist, chartMemoryLimit, chartNodeOptions } from './lib/image.ts'
 
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 200)
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1500)

@@ -35,7 +35,7 @@ import { createWebhookMetrics } from '../src/webhook/metrics.ts'
 import { bufferedLogDestination, createWebhookLogger } from '../src/webhook/logger.ts'
 import { admissionReview, fullInstance, fullTemplate, renderedDeployment, syntheticCaches } from '../test/fixtures/webhook-synthetic.ts'
 import type { KubeObject } from '../src/api/meta.ts'
-import { buildDist, chartMemoryLimit, chartNodeOptions } from './webhook-lib.ts'
+import { buildDist, chartMemoryLimit, chartNodeOptions } from './lib/image.ts'
 import { LATENCY_GOAL_MS, RSS_GOAL_MIB, runHostileCases, type HostileResult, type HostileTarget } from './webhook-hostile.ts'
 
 const CONCURRENCY = 32

@@ -1,17 +1,20 @@
 // Shared setup for the reconciler benchmarks: a local control plane, the CRDs,
 // and the real reconciler process with its metrics endpoint, so that its RSS
-// and API request counts are its own and not the benchmark's. Like a kubelet,
+// and API request counts are its own and not the benchmark's. The reconciler
+// runs as the image runs it: compiled dist/, the ENTRYPOINT's Node flags and
+// the chart's reconciler flags (BENCH_RECONCILER_NODE_FLAGS, space-separated,
+// tries others instead); from src/ Node's type stripper alone would add ~30 MiB. Like a kubelet,
 // the harness starts a reconciler again when one exits on its own (it does when
 // it loses its Lease), and counts those exits as leadership losses.
 
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
 import { startControlPlane, freePort, type ControlPlane } from '../../src/local/controlplane.ts'
 import { KubeClient, CONTENT_APPLY } from '../../src/kube/client.ts'
 import { crdManifests } from '../../src/api/crds.ts'
 import { GROUP, VERSION } from '../../src/api/names.ts'
+import { buildDist, chartNodeOptions, DIST_MAIN, IMAGE_NODE_FLAGS } from './image.ts'
 
 export interface BenchOperator {
   readonly cp: ControlPlane
@@ -67,7 +70,10 @@ export async function startOperator(log: (m: string) => void): Promise<BenchOper
   const cp = await startControlPlane({ log, ...(extraApiServerArgs.length > 0 ? { extraApiServerArgs } : {}) })
   const client = KubeClient.fromFile(cp.kubeconfigPath, 'bench')
   await installCrds(client)
-  const bin = fileURLToPath(new URL('../../bin/template-sync.js', import.meta.url))
+  buildDist()
+  const override = process.env.BENCH_RECONCILER_NODE_FLAGS
+  const nodeFlags = override === undefined ? chartNodeOptions('reconciler') : override.split(/\s+/).filter(Boolean)
+  log(`reconciler: dist/main.js with Node flags ${[...IMAGE_NODE_FLAGS, ...nodeFlags].join(' ')}`)
   let losses = 0
   let exits = 0
   let closed = false
@@ -77,7 +83,9 @@ export async function startOperator(log: (m: string) => void): Promise<BenchOper
     const child = spawn(
       process.execPath,
       [
-        bin,
+        ...IMAGE_NODE_FLAGS,
+        ...nodeFlags,
+        DIST_MAIN,
         'reconciler',
         '--kubeconfig',
         cp.kubeconfigPath,
