@@ -192,6 +192,7 @@ t.test('values.schema.json rejects bad values', async (t) => {
     'quote in an operator username': { webhook: { extraOperatorUsernames: ["x' || true || '"] } },
     'pull policy': { image: { pullPolicy: 'Sometimes' } },
     'shell text in node options': { webhook: { nodeOptions: '--max-semi-space-size=8; rm -rf /' } },
+    'shell text in reconciler node options': { reconciler: { nodeOptions: '--max-semi-space-size=16 && id' } },
   }
   for (const [name, values] of Object.entries(bad)) {
     const r = helm(bin, ['template', 'template-sync', chartDir, '--kube-version', KUBE_VERSION, '-f', valuesFile(values)])
@@ -320,14 +321,21 @@ t.test('default rendering: process flags follow the CLI contract', async (t) => 
   t.equal(rc.workers, 4)
   t.equal(rc.logLevel, 'info')
 
-  // The default Node flags reach the webhook, after the heap limit (50% of the 256Mi memory limit), and Node accepts them in NODE_OPTIONS.
-  const nodeOptions = webhook.containers[0]!.env?.find((e) => e.name === 'NODE_OPTIONS')?.value
-  t.equal(nodeOptions, '--max-old-space-size=128 --max-semi-space-size=8')
-  const check = spawnSync(process.execPath, ['-e', 'process.exit(0)'], {
-    env: { ...process.env, NODE_OPTIONS: nodeOptions ?? '' },
-    encoding: 'utf8',
-  })
-  t.equal(check.status, 0, `node accepts NODE_OPTIONS=${nodeOptions ?? ''}: ${check.stderr}`)
+  // The default Node flags reach each process in NODE_OPTIONS (the webhook's after the heap
+  // limit, 50% of its 256Mi memory limit), and Node accepts them there.
+  const nodeOptionsOf = (spec: typeof webhook): string | undefined => spec.containers[0]!.env?.find((e) => e.name === 'NODE_OPTIONS')?.value
+  for (const [spec, want] of [
+    [webhook, '--max-old-space-size=128 --max-semi-space-size=8'],
+    [reconciler, '--max-semi-space-size=16'],
+  ] as const) {
+    const nodeOptions = nodeOptionsOf(spec)
+    t.equal(nodeOptions, want)
+    const check = spawnSync(process.execPath, ['-e', 'process.exit(0)'], {
+      env: { ...process.env, NODE_OPTIONS: nodeOptions ?? '' },
+      encoding: 'utf8',
+    })
+    t.equal(check.status, 0, `node accepts NODE_OPTIONS=${nodeOptions ?? ''}: ${check.stderr}`)
+  }
   const noFlags = find<Deployment>(
     render({ webhook: { nodeOptions: '', resources: { limits: { memory: null } } } }),
     'Deployment',
@@ -336,6 +344,13 @@ t.test('default rendering: process flags follow the CLI contract', async (t) => 
   t.notOk(
     noFlags.containers[0]!.env?.some((e) => e.name === 'NODE_OPTIONS'),
     'an empty nodeOptions and no memory limit set no NODE_OPTIONS',
+  )
+
+  const rNoFlags = find<Deployment>(render({ reconciler: { nodeOptions: '' } }), 'Deployment', 'template-sync-reconciler').spec.template
+    .spec
+  t.notOk(
+    rNoFlags.containers[0]!.env?.some((e) => e.name === 'NODE_OPTIONS'),
+    'an empty reconciler.nodeOptions sets no NODE_OPTIONS',
   )
 
   const extra = render({ webhook: { extraOperatorUsernames: ['system:serviceaccount:ops:break-glass'] }, logLevel: 'debug' })
