@@ -24,6 +24,7 @@ import {
 import type { FightOptions, FightStep } from '../../src/controller/fight.ts'
 import { compare } from '../../src/drift/compare.ts'
 import { compileIgnoreFields } from '../../src/fieldpath/compile.ts'
+import { ourApplyEntry } from './helpers/field-set.ts'
 
 const owner = { name: 'app', namespace: 'team-a', uid: 'uid-app' }
 const fight: FightOptions = { windowMs: 10_000, threshold: 3, backoffMs: 500, backoffMaxMs: 8_000 }
@@ -346,4 +347,55 @@ t.test("an unchanged pass shares the cached live object's parts only when they h
   t.equal(underRule.memory.applied, created.memory.applied, 'not rebased on a live object that differs in an ignored field')
   const withoutRule = pass(obj, resized, underRule.memory, 4000)
   t.not(withoutRule.action.type, 'unchanged', 'the drift in data.size is seen once nothing ignores it')
+})
+
+/** What the API server holds after our apply of obj, managedFields with the field set (as a GET or the drift cache has it). */
+function appliedLive(obj: IdentifiedObject): IdentifiedObject {
+  const out = serverView(obj)
+  out.metadata.managedFields = [ourApplyEntry(obj)]
+  return out
+}
+
+t.test('after a restart (no memory), a live object as our apply leaves it is unchanged without a dry-run, and remembered', async (t) => {
+  const obj = rendered({ color: 'blue', size: 'L' })
+  const live = Object.freeze(appliedLive(obj)) as IdentifiedObject
+  const first = pass(obj, live, {}, 0)
+  t.equal(first.action.type, 'unchanged')
+  t.notOk(first.dryRunAsked, 'proved locally: no request')
+  t.equal(first.action.type === 'unchanged' ? first.action.seen : undefined, live, 'seen: the live object')
+  t.equal(first.memory.applied?.desiredHash, desiredObject(obj).hash, 'remembered under this render')
+  t.equal(first.memory.applied?.result.data, live.data, "the memory shares the live object's parts")
+  t.notOk(first.memory.applied?.result.metadata.managedFields, 'without managedFields')
+  const again = pass(obj, live, first.memory, 1000)
+  t.equal(again.action.type, 'unchanged')
+  t.equal(again.memory.applied, first.memory.applied, 'the next pass answers from memory')
+})
+
+t.test('after a restart, drift or a dropped field still goes through the dry-run', async (t) => {
+  const obj = rendered({ color: 'blue' })
+  const drifted = appliedLive(obj)
+  drifted.data = { color: 'red' }
+  const look = planObject(desiredObject(obj), drifted, {}, ctx(0))
+  t.match(look, { type: 'check', dryRun: true }, 'a drifted value: the dry-run judges')
+  const r = pass(obj, drifted, {}, 0)
+  t.equal(r.action.type, 'update', 'and the apply puts it back')
+  t.same(r.action.type === 'update' ? r.action.changes.map((c) => c.path) : [], ['data.color'])
+
+  const before = appliedLive(rendered({ color: 'blue', gone: 'x' }))
+  t.match(planObject(desiredObject(obj), before, {}, ctx(0)), { type: 'check', dryRun: true }, 'a key the render dropped')
+  const slim = appliedLive(obj)
+  slim.metadata.managedFields = [{ manager: 'template-sync', operation: 'Apply', apiVersion: 'v1' }]
+  t.match(planObject(desiredObject(obj), slim, {}, ctx(0)), { type: 'check', dryRun: true }, 'no field set to prove it with')
+})
+
+t.test('a new render that leaves the object as it is: unchanged without a dry-run, remembered under the new hash', async (t) => {
+  const obj = rendered({ color: 'blue' })
+  const created = pass(obj, undefined, {}, 0)
+  const live = appliedLive(obj)
+  // The memory is of an older render (its hash), whose content this object did not change.
+  const memory: ObjectMemory = { applied: { desiredHash: 'older', result: created.memory.applied?.result as IdentifiedObject } }
+  const r = pass(obj, live, memory, 1000)
+  t.equal(r.action.type, 'unchanged')
+  t.notOk(r.dryRunAsked)
+  t.equal(r.memory.applied?.desiredHash, desiredObject(obj).hash)
 })

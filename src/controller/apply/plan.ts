@@ -8,7 +8,9 @@
 // judge of "would my apply change anything":
 //   1. planObject, before any request: conflict (not ours), release (being
 //      deleted by someone), unchanged (the live object is where our last apply
-//      left it), wait (a correction still backing off), or check (ask first);
+//      left it, or, with no memory of this render, provably where our apply
+//      would leave it: ../../drift/apply-noop.ts), wait (a correction still
+//      backing off), or check (ask first);
 //   2. settle, for a check, with the dry-run's answer (or, for a drift that
 //      lies only in fields we set, with the last apply's result): unchanged,
 //      create, update (a new render), correct (drift put back) or wait.
@@ -19,6 +21,7 @@ import { objectKey, refOf } from '../../api/identity.ts'
 import type { IdentifiedObject, ObjectRef } from '../../api/meta.ts'
 import { FIELD_MANAGER } from '../../api/names.ts'
 import { type InstanceIdentity, ownershipOf } from '../../api/ownership.ts'
+import { applyChangesNothing } from '../../drift/apply-noop.ts'
 import { compare } from '../../drift/compare.ts'
 import { comparedPart } from '../../drift/compared.ts'
 import { preserveIgnoredFields } from '../../drift/preserve.ts'
@@ -86,7 +89,11 @@ export interface Unchanged extends About {
   readonly fight: FightStep
   /** A dry-run result that matched the live object: remembered as our last apply. */
   readonly checked?: IdentifiedObject
-  /** The live object (usually the drift cache's) found where our last apply left it; remember shares its parts. */
+  /**
+   * The live object (usually the drift cache's) found where our last apply
+   * left it, or proved to be what our apply would leave (no memory of this
+   * render); remember keeps its parts as the memory of the apply.
+   */
   readonly seen?: IdentifiedObject
 }
 
@@ -171,6 +178,12 @@ export function planObject(desired: DesiredObject, live: IdentifiedObject | unde
   // other managers) goes through the dry-run.
   const direct = isCorrection && driftOnlyInOwnFields(applied.result, live, desired.obj, ctx.ignore)
   const intent = live ? preserveIgnoredFields(desired.obj, live, ctx.ignore) : desired.obj
+  // Without a memory that answers (a restart, a new render), the live object
+  // and our managedFields entry may still prove the apply a no-op
+  // (docs/restart-without-dry-runs.md); when they cannot, the dry-run asks.
+  if (live !== undefined && !direct && applyChangesNothing(intent, live)) {
+    return { type: 'unchanged', desired, fight: fightStep(memory.fight, { type: 'calm', now: ctx.now }, ctx.fight), seen: live }
+  }
   return { type: 'check', desired, live, intent, dryRun: !direct }
 }
 
@@ -226,10 +239,14 @@ export function remember(
     case 'release':
       return { memory: prev }
     case 'unchanged': {
+      // Seen without a memory of this render (proved a no-op: applyChangesNothing),
+      // the live object stands for our apply's result, as a dry-run's would.
       const kept = action.checked
         ? appliedOf(action.checked)
-        : action.seen && prev.applied
-          ? shared(prev.applied, action.seen)
+        : action.seen
+          ? prev.applied?.desiredHash === hash
+            ? shared(prev.applied, action.seen)
+            : appliedOf(action.seen)
           : prev.applied
       return { memory: withFight(kept, action.fight.state) }
     }
