@@ -32,6 +32,7 @@ import type { RenderPipeline, TemplateValidator } from './pipeline.ts'
 import { parseTrackedKind, recordedKinds } from '../api/templateinstance-kinds.ts'
 import { ORPHAN_OWNER, OrphanReleaser } from './orphans.ts'
 import { INDEX_TEMPLATE, instanceIndexers, renderedObjectIndexers } from './indexes.ts'
+import { driftCacheTransform, FieldSetInterner, slimManagedFields } from './managed-fields-slim.ts'
 
 export interface ManagerOptions {
   client: KubeClient
@@ -49,24 +50,6 @@ export interface ManagerOptions {
 
 interface NamespaceMeta extends KubeObject {
   status?: { phase?: string }
-}
-
-/** Drop the bulky parts of managedFields; only who wrote and when is needed (DriftConflict). */
-function slimManagedFields<T extends KubeObject>(obj: KubeObject): T {
-  const meta = obj.metadata
-  if (!meta?.managedFields) return obj as T
-  return {
-    ...obj,
-    metadata: {
-      ...meta,
-      managedFields: meta.managedFields.map((f) => ({
-        manager: f.manager,
-        operation: f.operation,
-        time: f.time,
-        ...(f.subresource ? { subresource: f.subresource } : {}),
-      })),
-    },
-  } as T
 }
 
 function metadataOnly(obj: KubeObject): KubeObject {
@@ -145,6 +128,8 @@ export class Manager {
     this.templateQueue = new WorkQueue<string>({ name: 'templates', registry: this.registry })
     this.orphanQueue = new WorkQueue<string>({ name: 'orphans', registry: this.registry })
 
+    // One for every drift cache: the objects of one Template share a field set whatever their kind.
+    const driftTransform = driftCacheTransform(new FieldSetInterner())
     this.drift = new WatchRegistry(async (gvk) => {
       const { apiVersion, kind } = parseTrackedKind(gvk)
       const m = await mapper.mapping(apiVersion, kind)
@@ -153,7 +138,7 @@ export class Manager {
         labelSelector: LABEL_INSTANCE_UID,
         name: `drift ${gvk}`,
         onRecover,
-        transform: slimManagedFields,
+        transform: driftTransform,
         stallMs: 90_000,
         indexers: renderedObjectIndexers,
       })

@@ -1,0 +1,60 @@
+// What the reconciler's caches keep of metadata.managedFields. Who wrote and
+// when is enough everywhere (DriftConflict names the last other writer); the
+// drift caches also keep the field set of our own Apply entry, which proves a
+// re-apply a no-op after a restart (../drift/apply-noop.ts). The objects of
+// one Template share one field set, so identical sets are interned: tens of
+// thousands of rendered objects hold a handful of frozen trees
+// (docs/reconciler-memory.md).
+
+import type { KubeObject, ManagedFieldsEntry } from '../api/meta.ts'
+import { isOwnApplyEntry } from '../drift/apply-noop.ts'
+import { deepFreeze } from '../kube/freeze.ts'
+
+type FieldSet = NonNullable<ManagedFieldsEntry['fieldsV1']>
+
+/** Identical field sets (by their JSON) share one frozen object; past `max` distinct sets, each keeps its own. */
+export class FieldSetInterner {
+  private readonly sets = new Map<string, FieldSet>()
+  private readonly max: number
+
+  constructor(max = 4096) {
+    this.max = max
+  }
+
+  intern(set: FieldSet): FieldSet {
+    const key = JSON.stringify(set)
+    const known = this.sets.get(key)
+    if (known !== undefined) return known
+    const frozen = deepFreeze(set)
+    if (this.sets.size < this.max) this.sets.set(key, frozen)
+    return frozen
+  }
+
+  get size(): number {
+    return this.sets.size
+  }
+}
+
+function slimEntry(f: ManagedFieldsEntry): ManagedFieldsEntry {
+  return { manager: f.manager, operation: f.operation, time: f.time, ...(f.subresource ? { subresource: f.subresource } : {}) }
+}
+
+function withEntries<T extends KubeObject>(obj: KubeObject, slim: (f: ManagedFieldsEntry) => ManagedFieldsEntry): T {
+  const meta = obj.metadata
+  if (!meta?.managedFields) return obj as T
+  return { ...obj, metadata: { ...meta, managedFields: meta.managedFields.map(slim) } } as T
+}
+
+/** Who wrote and when, without the field sets. */
+export function slimManagedFields<T extends KubeObject>(obj: KubeObject): T {
+  return withEntries<T>(obj, slimEntry)
+}
+
+/** For a drift cache: slimManagedFields, except that our Apply entry keeps its apiVersion and (interned) field set. */
+export function driftCacheTransform(interner: FieldSetInterner): <T extends KubeObject>(obj: KubeObject) => T {
+  return <T extends KubeObject>(obj: KubeObject): T =>
+    withEntries<T>(obj, (f) => {
+      if (!isOwnApplyEntry(f) || f.fieldsV1 === undefined) return slimEntry(f)
+      return { ...slimEntry(f), ...(f.apiVersion ? { apiVersion: f.apiVersion } : {}), fieldsV1: interner.intern(f.fieldsV1) }
+    })
+}
