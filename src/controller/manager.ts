@@ -45,12 +45,22 @@ export interface ManagerOptions {
   instanceOptions?: Partial<InstanceReconcilerOptions>
   /** Bounded periodic resync of every instance (safety net, not the mechanism). */
   resyncMs?: number
+  /** At start, how long instance workers wait for the drift caches of the kinds the instances already track. */
+  driftSyncWaitMs?: number
   now?: () => Date
 }
 
 interface NamespaceMeta extends KubeObject {
   status?: { phase?: string }
 }
+
+/**
+ * The drift-watch owner that holds, at start, the kinds the instances already
+ * track, until each of those instances had its first pass (and took its own
+ * share): an orphan check that found nothing must not stop a watch the first
+ * passes are about to read from.
+ */
+const FIRST_PASSES = 'first-passes'
 
 function metadataOnly(obj: KubeObject): KubeObject {
   const m = obj.metadata ?? {}
@@ -156,7 +166,8 @@ export class Manager {
       })
       // Once synced, every owner must look again: Synced can turn True.
       r.on('synced', () => {
-        for (const owner of this.drift.ownersOf(gvk)) if (owner !== ORPHAN_OWNER) this.instanceQueue.add(owner, PRIORITY.low)
+        for (const owner of this.drift.ownersOf(gvk))
+          if (owner !== ORPHAN_OWNER && owner !== FIRST_PASSES) this.instanceQueue.add(owner, PRIORITY.low)
         this.orphans.settle(gvk)
       })
       return r
@@ -314,7 +325,17 @@ export class Manager {
     await Promise.all([this.namespaces.waitForSync(signal), this.templates.waitForSync(signal), this.instances.waitForSync(signal)])
     this.opts.log.info({ templates: this.templates.size(), instances: this.instances.size() }, 'caches synced; starting workers')
     // Instances deleted while no reconciler ran may have left objects of these kinds behind.
-    this.orphans.hold(new Set(this.instances.list().flatMap((i) => recordedKinds(i))))
+    const tracked = new Set(this.instances.list().flatMap((i) => recordedKinds(i)))
+    this.orphans.hold(tracked)
+    // The first passes after a restart read live objects from these caches
+    // (one list per kind), not one GET per object from a cache still starting
+    // (docs/restart-without-dry-runs.md).
+    const firstPasses = new Set(this.instances.list().map((i) => keyOf(i.metadata?.namespace, i.metadata?.name)))
+    if (firstPasses.size > 0) this.drift.setOwnerKeys(FIRST_PASSES, tracked)
+    const passed = (key: string): void => {
+      if (firstPasses.delete(key) && firstPasses.size === 0) this.drift.release(FIRST_PASSES)
+    }
+    const driftSynced = this.drift.waitForSync(tracked, this.opts.driftSyncWaitMs ?? 60_000, signal)
     const resync = this.opts.resyncMs ?? 10 * 60_000
     this.resyncTimer = setInterval(() => {
       // Spread the resync so it never becomes a burst.
@@ -327,14 +348,20 @@ export class Manager {
     const metrics = createReconcileMetrics(this.registry)
     const n = this.opts.workers ?? 4
     this.running = Promise.all([
-      runWorkers(
-        this.instanceQueue,
-        n,
-        (key) => {
-          const [ns, name] = splitKey(key)
-          return this.instanceReconciler.reconcile(ns, name)
-        },
-        { log, signal, metrics },
+      driftSynced.then(() =>
+        runWorkers(
+          this.instanceQueue,
+          n,
+          async (key) => {
+            const [ns, name] = splitKey(key)
+            try {
+              return await this.instanceReconciler.reconcile(ns, name)
+            } finally {
+              passed(key)
+            }
+          },
+          { log, signal, metrics },
+        ),
       ),
       runWorkers(
         this.templateQueue,

@@ -117,6 +117,36 @@ export class WatchRegistry<T extends KubeObject = KubeObject> {
     return state
   }
 
+  /**
+   * Resolves once the watch of every key has synced, could not start, or
+   * stopped, or once `timeoutMs` passed or `signal` aborted: a wait that never
+   * rejects and never outlasts its bound (a watch that keeps failing retries
+   * on its own and its state says so).
+   */
+  async waitForSync(keys: Iterable<string>, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    const timeout = new AbortController()
+    const timer = setTimeout(() => timeout.abort(), timeoutMs)
+    const bound = signal ? AbortSignal.any([timeout.signal, signal]) : timeout.signal
+    // Also when the bound had passed before a watch was asked (its waiter would never hear the abort).
+    const ended = new Promise<void>((resolve) => {
+      if (bound.aborted) resolve()
+      else bound.addEventListener('abort', () => resolve(), { once: true })
+    })
+    try {
+      const all = Promise.all(
+        [...keys].map(async (k) => {
+          const r = await this.watches.get(k)?.catch(() => undefined)
+          await r?.waitForSync(bound).catch(() => {})
+        }),
+      )
+      await Promise.race([all, ended])
+    } finally {
+      clearTimeout(timer)
+      // Drops the waiters of watches that have not synced.
+      timeout.abort()
+    }
+  }
+
   keys(): string[] {
     return [...this.ownersByKey.keys()]
   }

@@ -1,9 +1,11 @@
 // What the reconciler asks of the real API server, counted by verb on the
 // paths of one namespace: a new instance of five objects (live objects from
 // the drift watch's cache, no GET; one Event naming the five), a converged
-// instance at rest (nothing), a correction (one write), and a restart over a
-// converged instance (dry-runs, no write). The Events go through the real
-// EventRecorder, so their writes are counted too.
+// instance at rest (nothing), a correction (one write), a restart over a
+// converged instance (nothing per object: docs/restart-without-dry-runs.md),
+// and restarts over drift or a changed Template, which still go through the
+// dry-run. The Events go through the real EventRecorder, so their writes are
+// counted too.
 
 import t from 'tap'
 import { adminClient, clusterInfo, freshNamespace, eventually, type TestLike } from './helpers/cluster.ts'
@@ -15,6 +17,7 @@ import {
   waitForCondition,
   configMapTemplate,
   condition,
+  patchTemplateSpec,
   type RunningManager,
 } from './helpers/operator.ts'
 import { CONTENT_MERGE, KubeClient } from '../../src/kube/client.ts'
@@ -22,6 +25,7 @@ import { EventRecorder } from '../../src/kube/events.ts'
 import { eventSink } from '../../src/reconciler/main.ts'
 import type { IdentifiedObject } from '../../src/api/meta.ts'
 import { LABEL_INSTANCE_UID } from '../../src/api/names.ts'
+import { trackedKind } from '../../src/api/templateinstance-kinds.ts'
 
 const admin = adminClient()
 const client = KubeClient.fromFile(clusterInfo().kubeconfig, 'template-sync')
@@ -126,16 +130,83 @@ t.test('a new instance of five objects, at rest, corrected, and after a restart'
   t.equal(count.writes(), 1, 'one write for the correction')
   t.equal(count.byVerb.GET ?? 0, 0, 'the live object came from the drift cache')
 
-  // A new reconciler over the converged instance: it dry-runs what it cannot remember, and writes nothing.
+  // A new reconciler over the converged instance: it remembers nothing, yet
+  // proves from the drift cache (our managedFields entry) that its applies
+  // would change nothing, and asks nothing per object.
   await op.stop()
   count.reset()
   op = await start()
-  await eventually('restarted reconciler looked at every object', async () => ((count.byVerb['PATCH-DRYRUN'] ?? 0) >= 5 ? true : undefined))
-  await settle(2000)
+  await restartedPassDone(op, `${ns}/app`)
   await recorder.flush()
   t.comment(`restart: ${JSON.stringify(count.byVerb)}`)
+  t.equal(count.byVerb['PATCH-DRYRUN'] ?? 0, 0, 'no dry-run after a restart')
+  t.equal(count.byVerb.GET ?? 0, 0, 'no GET of the objects: the drift cache holds them')
   t.equal(count.writes(), 0, 'no object or status write after a restart')
   t.equal(count.byVerb['EVENT-POST'] ?? 0, 0, 'nothing to report')
+})
+
+/** Until the restarted manager has finished a pass over `key` with its drift watch synced, and its queue is idle. */
+async function restartedPassDone(running: RunningManager, key: string): Promise<void> {
+  const drift = trackedKind('v1', 'ConfigMap')
+  await eventually(`restarted reconciler passed over ${key}`, async () => {
+    const q = running.manager.instanceQueue
+    const idle = q.len() === 0 && q.inFlight() === 0
+    return running.passes(key) >= 1 && running.manager.drift.state(drift).synced && idle ? true : undefined
+  })
+  // Whatever the drift watch's first sync queued again has run by now.
+  await settle(1500)
+}
+
+t.test('a restart over drift made while no reconciler ran: the dry-run judges and one write puts it back', async (t) => {
+  await warmUp(t)
+  const ns = await freshNamespace(t, admin, 'req-restart-drift')
+  await fiveObjectTemplate(ns)
+  await createInstance(admin, ns, 'app', { templateRef: { name: 'five', namespace: ns } })
+  await waitForCondition(admin, ns, 'app', 'Synced', 'True')
+  await op.stop()
+  await admin.request('PATCH', cmPath(ns, 'app-d'), { body: { data: { v: 'drifted' } }, contentType: CONTENT_MERGE })
+  const count = countIn(ns)
+  op = await start()
+  await eventually('drift put back by the restarted reconciler', async () => {
+    const cm = await admin.get<IdentifiedObject & { data?: Record<string, string> }>(cmPath(ns, 'app-d'))
+    return cm.data?.v === '1' ? true : undefined
+  })
+  await restartedPassDone(op, `${ns}/app`)
+  await recorder.flush()
+  t.comment(`restart over drift: ${JSON.stringify(count.byVerb)}`)
+  t.equal(count.byVerb['PATCH-DRYRUN'], 1, 'a dry-run for the drifted object only')
+  t.equal(count.byVerb.PATCH, 1, 'one apply')
+  t.equal(count.writes(), 1, 'and no other write')
+})
+
+t.test('a restart after the Template dropped a key while no reconciler ran: every object loses it', async (t) => {
+  await warmUp(t)
+  const ns = await freshNamespace(t, admin, 'req-restart-drop')
+  await createTemplate(admin, ns, 'five', {
+    sync: { mode: 'revert' },
+    gotemplate: NAMES.map((n) => configMapTemplate(`{{ .instance.name }}-${n}`, { v: '"1"', extra: '"x"' })).join('\n---\n'),
+  })
+  await createInstance(admin, ns, 'app', { templateRef: { name: 'five', namespace: ns } })
+  await waitForCondition(admin, ns, 'app', 'Synced', 'True')
+  await op.stop()
+  await patchTemplateSpec(admin, ns, 'five', {
+    gotemplate: NAMES.map((n) => configMapTemplate(`{{ .instance.name }}-${n}`, { v: '"1"' })).join('\n---\n'),
+  })
+  const count = countIn(ns)
+  op = await start()
+  await eventually('the dropped key removed from every object', async () => {
+    for (const n of NAMES) {
+      const cm = await admin.get<IdentifiedObject & { data?: Record<string, string> }>(cmPath(ns, `app-${n}`))
+      if (cm.data?.extra !== undefined || cm.data?.v !== '1') return undefined
+    }
+    return true
+  })
+  await restartedPassDone(op, `${ns}/app`)
+  t.comment(`restart over a dropped key: ${JSON.stringify(count.byVerb)}`)
+  // The live objects still hold everything the new render sets; only our
+  // managedFields entry says the apply removes a field.
+  t.equal(count.byVerb['PATCH-DRYRUN'], 5, 'each object dry-run')
+  t.equal(count.byVerb.PATCH, 5, 'and applied')
 })
 
 t.test('an object taken as absent from the synced cache that exists without our labels is a conflict, untouched', async (t) => {

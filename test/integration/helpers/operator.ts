@@ -37,6 +37,8 @@ export interface RunningManager {
   manager: Manager
   client: KubeClient
   events: { reason: string; message: string; type: string }[]
+  /** Passes over the instance `namespace/name` this manager has finished (successful or not). */
+  passes(key: string): number
   stop(): Promise<void>
 }
 
@@ -68,11 +70,24 @@ export async function startManager(
     workers: 4,
     ...(opts.instanceOptions ? { instanceOptions: opts.instanceOptions } : {}),
   })
+  // Counts each finished pass by instance key: a signal that a pass ran that needs no request of its own.
+  const passes = new Map<string, number>()
+  const reconciler = manager.instanceReconciler
+  const reconcile = reconciler.reconcile.bind(reconciler)
+  reconciler.reconcile = async (namespace, name) => {
+    try {
+      return await reconcile(namespace, name)
+    } finally {
+      const key = `${namespace}/${name}`
+      passes.set(key, (passes.get(key) ?? 0) + 1)
+    }
+  }
   await manager.start()
   return {
     manager,
     client,
     events,
+    passes: (key) => passes.get(key) ?? 0,
     stop: async () => {
       await manager.shutdown()
       await helm.close()
