@@ -8,6 +8,7 @@
 import { readFileSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { RequestOptions } from 'node:https'
+import { tokenFile } from './reread.ts'
 
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount'
 
@@ -31,16 +32,7 @@ export function inClusterConfig(
   if (!host || !port) throw new Error('not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set')
   const server = `https://${host.includes(':') ? `[${host}]` : host}:${port}`
   const ca = readFileSync(join(dir, 'ca.crt'), 'utf8')
-  let token = ''
-  let readAt = -Infinity
-  const currentToken = (): string => {
-    if (now() - readAt > 60_000) {
-      token = readFileSync(join(dir, 'token'), 'utf8').trim()
-      readAt = now()
-    }
-    return token
-  }
-  currentToken()
+  const currentToken = tokenFile(join(dir, 'token'), now)
   return {
     getCurrentCluster: () => ({ server }),
     applyToHTTPSOptions: async (opts) => {
