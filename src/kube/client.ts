@@ -1,7 +1,9 @@
 // A small JSON REST client for the Kubernetes API. Authentication and TLS come
 // from a ClusterConfig: in a Pod the light in-cluster loader (incluster.ts),
-// elsewhere @kubernetes/client-node's KubeConfig (kubeconfig files with every
-// auth method), loaded only when needed. Requests go through node:https with
+// elsewhere the light kubeconfig loader (kubeconfig.ts) for static
+// credentials, and @kubernetes/client-node's KubeConfig, loaded only then,
+// for what only it serves (exec plugins, auth providers, proxies, merged
+// KUBECONFIG paths; docs/kubeconfig-loader.md). Requests go through node:https with
 // keep-alive agents so that bodies stay raw JSON (no generated serializers
 // dropping unknown fields) and watch streams are under our control.
 // Two connection pools ("lanes"): work requests and watches share one, and
@@ -12,16 +14,9 @@
 import { Agent, request as httpsRequest, type RequestOptions } from 'node:https'
 import { request as httpRequest, Agent as HttpAgent, type IncomingMessage } from 'node:http'
 import { createInterface } from 'node:readline'
-import { createRequire } from 'node:module'
-import type { KubeConfig } from '@kubernetes/client-node'
 import { KubeApiError } from './errors.ts'
 import { inClusterAvailable, inClusterConfig, type ClusterConfig } from './incluster.ts'
-
-/** The client library, loaded on first use only (it is large; see incluster.ts). */
-function newKubeConfig(): KubeConfig {
-  const lib = createRequire(import.meta.url)('@kubernetes/client-node') as typeof import('@kubernetes/client-node')
-  return new lib.KubeConfig()
-}
+import { loadDefaultKubeconfig, loadKubeconfigFile } from './kubeconfig.ts'
 
 export type Query = Record<string, string | number | boolean | undefined>
 
@@ -87,17 +82,13 @@ export class KubeClient {
   }
 
   static fromFile(path: string, userAgent?: string, opts?: KubeClientOptions): KubeClient {
-    const kc = newKubeConfig()
-    kc.loadFromFile(path)
-    return new KubeClient(kc, userAgent, opts)
+    return new KubeClient(loadKubeconfigFile(path).config, userAgent, opts)
   }
 
   /** In-cluster config when running in a Pod, else KUBECONFIG / ~/.kube/config. */
   static fromDefault(userAgent?: string, env: Readonly<Record<string, string | undefined>> = process.env): KubeClient {
     if (inClusterAvailable(env) && !env.KUBECONFIG) return new KubeClient(inClusterConfig(env), userAgent)
-    const kc = newKubeConfig()
-    kc.loadFromDefault()
-    return new KubeClient(kc, userAgent)
+    return new KubeClient(loadDefaultKubeconfig(env).config, userAgent)
   }
 
   /** Calls fn with the counted verb and the path of every request (metrics, tests). */
