@@ -209,6 +209,8 @@ export function planKubeconfig(text: string, file: string): KubeconfigPlan {
   }
   const server = str(cluster, 'server')
   if (!server) throw new KubeconfigError(`${where}: cluster "${cluster.name}" has no server`)
+  if (!/^https:\/\/[^/]/.test(server))
+    throw new KubeconfigError(`${where}: cluster "${cluster.name}" server "${server}" is not an https:// URL`)
   const light: LightUser = user
     ? {
         name: user.name,

@@ -291,6 +291,14 @@ t.test('errors name the file and the missing name', async (t) => {
     new KubeconfigError('kubeconfig /k: cluster "c" has no server'),
   )
   t.throws(
+    () => planKubeconfig(kubeconfig({ server: '127.0.0.1:6443' }, undefined), '/k'),
+    new KubeconfigError('kubeconfig /k: cluster "c" server "127.0.0.1:6443" is not an https:// URL'),
+  )
+  t.throws(
+    () => loadKubeconfigFile(writeConfig(kubeconfig({ 'certificate-authority-data': '!!!' }, undefined))),
+    /certificate authority of cluster "c" data is not base64/,
+  )
+  t.throws(
     () => planKubeconfig(kubeconfig({}, { 'client-certificate-data': b64('C') }), '/k'),
     new KubeconfigError('kubeconfig /k: user "u" has a client certificate but no client key'),
   )
