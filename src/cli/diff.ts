@@ -4,7 +4,8 @@
 // live object, take the plan's first look (not ours, being deleted, or ours),
 // and for one of ours ask the same server-side dry-run apply (field manager
 // template-sync, force, ignored fields carried over from the live object),
-// compared outside ignoreFields and server-managed fields.
+// compared outside ignoreFields and server-managed fields, unless the plan
+// proves the apply a no-op from the live object alone, as the reconciler does.
 //
 // Only paths are printed, never values, so Secret data cannot leak.
 //
@@ -196,7 +197,9 @@ async function checkObject(
   }
   if (live === undefined) return entry('missing')
   const withKind: IdentifiedObject = { ...live, apiVersion: rendered.apiVersion, kind: rendered.kind }
-  // Nothing is remembered here, so the look is a conflict, a release or a check.
+  // Nothing is remembered here, so the look is a conflict, a release, a check,
+  // or unchanged when the live object proves our apply a no-op without asking
+  // (drift/apply-noop.ts): the same answer an equal dry-run would give.
   const look = planObject(desired, withKind, {}, { owner, ignore, now: Date.now(), fight: DEFAULT_FIGHT_OPTIONS })
   switch (look.type) {
     case 'conflict':
@@ -207,6 +210,8 @@ async function checkObject(
       )
     case 'release':
       return entry('missing', [], `being deleted since ${live.metadata.deletionTimestamp}`)
+    case 'unchanged':
+      return entry('in-sync')
     case 'check':
       break
     default:
