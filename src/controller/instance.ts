@@ -531,15 +531,11 @@ export class InstanceReconciler {
       return l
     }
     for (const d of desired) {
-      const seen = await this.live.lookup(d.obj)
+      // Our own apply of this render, which the drift watch may not have
+      // delivered yet (a pass its first events brought on), stands in for the
+      // live object until it does: no dry-run to find out what we just wrote.
       const applied = m.applied.get(d.key)
-      // Our own apply, not delivered by the drift watch yet (a pass its first
-      // events brought on): what we applied is what is live, and the watch's
-      // event for the object brings us back. No dry-run to find that out.
-      if (seen.unconfirmed && applied?.desiredHash === d.hash && this.live.cacheBehind(d.obj, applied.result.metadata.resourceVersion)) {
-        looks.push(look(d, applied.result))
-        continue
-      }
+      const seen = await this.live.lookup(d.obj, applied?.desiredHash === d.hash ? applied.result : undefined)
       if (seen.unconfirmed) unconfirmed.add(d.key)
       looks.push(look(d, seen.live))
     }

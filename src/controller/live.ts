@@ -33,9 +33,12 @@ export class LiveObjects {
    * can answer. `unconfirmed` says a synced drift cache does not hold it: that
    * cache is label-selected, so the object is absent or carries none of our
    * labels. The reconcile's dry-run tells which (diff.ts foundExisting) and
-   * reads it only then, so that a new object costs no GET.
+   * reads it only then, so that a new object costs no GET. `applied`, the
+   * result of our own last apply of it, stands in for it while that cache has
+   * not delivered the apply's resourceVersion yet: the watch lags behind the
+   * write, and its event for the object is still to come.
    */
-  async lookup(obj: IdentifiedObject): Promise<{ live: IdentifiedObject | undefined; unconfirmed: boolean }> {
+  async lookup(obj: IdentifiedObject, applied?: IdentifiedObject): Promise<{ live: IdentifiedObject | undefined; unconfirmed: boolean }> {
     const { apiVersion, kind } = obj
     const g = trackedKind(apiVersion, kind)
     const watch = this.deps.drift.get(g)
@@ -50,19 +53,12 @@ export class LiveObjects {
       const cached = byName.get(obj.metadata.namespace, obj.metadata.name)
       return { live: cached ? { ...(cached as IdentifiedObject), apiVersion, kind } : undefined, unconfirmed: false }
     }
-    if (cacheSynced) return { live: undefined, unconfirmed: true }
+    if (cacheSynced) {
+      return applied && watch.isBehind(applied.metadata.resourceVersion)
+        ? { live: applied, unconfirmed: false }
+        : { live: undefined, unconfirmed: true }
+    }
     return { live: await this.read(obj), unconfirmed: false }
-  }
-
-  /**
-   * True when the synced drift cache for obj's kind has not yet delivered
-   * `resourceVersion` (the version our own apply gave the object): it lags
-   * behind the write, and its event for the object is still to come.
-   */
-  cacheBehind(obj: IdentifiedObject, resourceVersion: string | undefined): boolean {
-    const g = trackedKind(obj.apiVersion, obj.kind)
-    const watch = this.deps.drift.get(g)
-    return watch !== undefined && this.deps.drift.state(g).synced && watch.isBehind(resourceVersion)
   }
 
   /** The live object, undefined when it does not exist: from a cache that holds it, else from the API server. */
