@@ -395,7 +395,7 @@ export class InstanceReconciler {
     if (!legacyTrackedKindsCopied(prev)) {
       // Written by an older release: store the list in trackedKinds first, so
       // that this pass can drop trackedGVKs whichever way it ends.
-      const moved = await this.persistTrackedKinds(inst, m, prev, status, knownKinds, [], dropsTrackedKinds(m, nowMs) ? undefined : nowMs)
+      const moved = await this.moveLegacyTrackedKinds(inst, m, prev, status, knownKinds, dropsTrackedKinds(m, nowMs) ? undefined : nowMs)
       for (const w of moved.writes) wrote(w)
       if (moved.stored) confirmed = moved.stored
     }
@@ -746,45 +746,40 @@ export class InstanceReconciler {
   }
 
   /**
-   * Adds the kinds of `desired` to status.trackedKinds and writes them before
-   * anything is applied. When the API server drops the field (its CRD predates
-   * it), the list is also kept in the older trackedGVKs, which that CRD knows.
+   * Stores the kinds an older release recorded in trackedGVKs in trackedKinds
+   * before anything else, so that this pass can drop the older field
+   * whichever way it ends. While the CRD is known to drop trackedKinds
+   * (probeAt undefined), the list stays in trackedGVKs too.
    */
-  private async persistTrackedKinds(
+  private async moveLegacyTrackedKinds(
     inst: TemplateInstance,
     m: Memory,
     prev: TemplateInstanceStatus,
     status: TemplateInstanceStatus,
     known: readonly string[],
-    desired: readonly IdentifiedObject[],
     /** Set when trackedKinds is to be written (and checked); undefined while the CRD is known to drop it. */
     probeAt: number | undefined,
-  ): Promise<{ tracked: string[]; stored?: TemplateInstanceStatus; writes: Versioned[] }> {
-    const tracked = [...new Set([...known, ...desired.map((o) => trackedKind(o.apiVersion, o.kind))])].sort()
-    status.trackedKinds = tracked
-    const legacy = probeAt === undefined ? tracked.map(legacyTrackedKind) : undefined
+  ): Promise<{ stored?: TemplateInstanceStatus; writes: Versioned[] }> {
+    const legacy = probeAt === undefined ? known.map(legacyTrackedKind) : undefined
     if (legacy) status.trackedGVKs = legacy
-    const alreadyStored = legacy ? isDeepStrictEqual(legacy, prev.trackedGVKs) : isDeepStrictEqual(tracked, prev.trackedKinds ?? [])
-    if (alreadyStored) return { tracked, writes: [] }
+    const alreadyStored = legacy ? isDeepStrictEqual(legacy, prev.trackedGVKs) : isDeepStrictEqual(known, prev.trackedKinds ?? [])
+    if (alreadyStored) return { writes: [] }
     const path = instanceStatusPath(inst.metadata?.namespace ?? '', inst.metadata?.name ?? '')
-    const early: TemplateInstanceStatus = { ...prev, trackedKinds: tracked }
-    if (status.trackedGVKs) early.trackedGVKs = status.trackedGVKs
+    const early: TemplateInstanceStatus = { ...prev, trackedKinds: [...known], ...(legacy ? { trackedGVKs: legacy } : {}) }
     const writes: Versioned[] = []
-    const write = async (current: Record<string, unknown>): Promise<Record<string, unknown> | undefined> => {
-      const w = await writeStatusVersioned(this.deps.client, path, current, early as Record<string, unknown>)
-      if (w) writes.push(w)
-      return w?.status
+    const first = await writeStatusVersioned(this.deps.client, path, prev as Record<string, unknown>, early as Record<string, unknown>)
+    if (first) writes.push(first)
+    let stored = first?.status
+    if (first && probeAt !== undefined) {
+      const again = await this.checkTrackedKindsStored(inst, m, path, first.status, early, probeAt)
+      if (again) {
+        writes.push(again)
+        stored = again.status
+      }
+      if (early.trackedGVKs) status.trackedGVKs = early.trackedGVKs
     }
-    let stored = await write(prev as Record<string, unknown>)
-    if (stored && probeAt !== undefined) m.trackedKindsDroppedAt = Array.isArray(stored.trackedKinds) ? undefined : probeAt
-    if (stored && probeAt !== undefined && m.trackedKindsDroppedAt !== undefined) {
-      this.reportDroppedTrackedKinds(inst, path)
-      status.trackedGVKs = tracked.map(legacyTrackedKind)
-      early.trackedGVKs = status.trackedGVKs
-      stored = (await write(stored)) ?? stored
-    }
-    Object.assign(prev, { trackedKinds: tracked }, early.trackedGVKs ? { trackedGVKs: early.trackedGVKs } : {})
-    return stored ? { tracked, stored: stored as TemplateInstanceStatus, writes } : { tracked, writes }
+    Object.assign(prev, { trackedKinds: [...known] }, early.trackedGVKs ? { trackedGVKs: early.trackedGVKs } : {})
+    return stored ? { stored: stored as TemplateInstanceStatus, writes } : { writes }
   }
 
   /**
@@ -805,18 +800,14 @@ export class InstanceReconciler {
       return undefined
     }
     m.trackedKindsDroppedAt = nowMs
-    this.reportDroppedTrackedKinds(inst, path)
-    status.trackedGVKs = (status.trackedKinds ?? []).map(legacyTrackedKind)
-    delete status.trackedKinds
-    return writeStatusVersioned(this.deps.client, path, stored, status as Record<string, unknown>)
-  }
-
-  private reportDroppedTrackedKinds(inst: TemplateInstance, path: string): void {
     const message =
       'the API server dropped status.trackedKinds: the TemplateInstance CRD is older than the reconciler. ' +
       'Apply the CRDs of this release (charts/template-sync/crds; Helm does not upgrade them); meanwhile the kinds are kept in status.trackedGVKs'
     this.deps.log.error({ instance: path }, message)
     this.deps.events.warning(inst, 'OutdatedCRD', message)
+    status.trackedGVKs = (status.trackedKinds ?? []).map(legacyTrackedKind)
+    delete status.trackedKinds
+    return writeStatusVersioned(this.deps.client, path, stored, status as Record<string, unknown>)
   }
 
   /** Template outputs into status.outputs, live in every mode (frozen ones read recorded parameters only). */
