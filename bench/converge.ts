@@ -33,6 +33,7 @@ import { CONTENT_APPLY, CONTENT_MERGE, type KubeClient } from '../src/kube/clien
 import { API_VERSION, GROUP, VERSION } from '../src/api/names.ts'
 import type { KubeObject } from '../src/api/meta.ts'
 import { Reflector } from '../src/kube/reflector.ts'
+import { parallel } from '../test/fixtures/parallel.ts'
 
 const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 100)
 const PER = 5
@@ -45,16 +46,6 @@ const base = `/apis/${GROUP}/${VERSION}`
 const TI = `${base}/namespaces/bench-a/templateinstances`
 /** Objects the fairness round edits: 4 at rest, up to 8 under load. */
 const TARGETS = 12
-
-/** Runs fn over items, `n` at a time. */
-async function parallel<T>(items: readonly T[], n: number, fn: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0
-  await Promise.all(
-    Array.from({ length: n }, async () => {
-      while (next < items.length) await fn(items[next++] as T)
-    }),
-  )
-}
 
 async function createTemplate(client: KubeClient, name: string, spec: Record<string, unknown>): Promise<void> {
   await client.request('POST', `${base}/namespaces/bench-tpl/templates`, {

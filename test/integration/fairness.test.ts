@@ -21,6 +21,7 @@ import { CONTENT_MERGE } from '../../src/kube/client.ts'
 import { PRIORITY } from '../../src/controller/queue.ts'
 import type { KubeObject } from '../../src/api/meta.ts'
 import { Reflector } from '../../src/kube/reflector.ts'
+import { parallel } from '../fixtures/parallel.ts'
 
 const BULK = 2000
 const TARGETS = 3
@@ -35,15 +36,6 @@ t.teardown(async () => {
   await op?.stop()
   client.close()
 })
-
-async function parallel<T>(items: readonly T[], n: number, fn: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0
-  await Promise.all(
-    Array.from({ length: n }, async () => {
-      while (next < items.length) await fn(items[next++] as T)
-    }),
-  )
-}
 
 interface Listed {
   items: { metadata: { name: string; finalizers?: string[] }; status?: { conditions?: { type: string; status: string }[] } }[]
