@@ -1,7 +1,7 @@
 // Kubeconfig files without the client library for the common static cases:
 // a server with its CA (inline or a file), client certificates, a bearer
 // token (inline or a file re-read every minute) or basic auth. Loading
-// @kubernetes/client-node costs a process about 80 MiB of resident memory,
+// @kubernetes/client-node costs a process 50-80 MiB of resident memory,
 // mostly the library's module source kept by V8, and every process started
 // with --kubeconfig paid it. Anything else (exec plugins, auth providers,
 // impersonation, proxies, several KUBECONFIG paths, a file this parser does
