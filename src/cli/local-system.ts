@@ -120,6 +120,7 @@ export const LOCAL_CHART_RELEASE = 'template-sync'
 /** The control plane's version (src/local/controlplane.ts), as .Capabilities.KubeVersion. */
 export const LOCAL_KUBE_VERSION = 'v1.37.2'
 const WEBHOOK_CONFIGURATION_TEMPLATE = `${LOCAL_CHART_RELEASE}/templates/webhook-configuration.yaml`
+const TENANT_ROLES_TEMPLATE = `${LOCAL_CHART_RELEASE}/templates/rbac-tenants.yaml`
 
 /**
  * What `local` renders the project's own chart with: `helm template
@@ -137,10 +138,23 @@ export async function localChartInput(url: string, caPem: string): Promise<HelmR
   }
 }
 
-/** The chart's ValidatingWebhookConfiguration, pointed at a local URL and CA. */
-async function renderWebhookConfiguration(url: string, caPem: string): Promise<IdentifiedObject[]> {
+/** The objects of one template file of the chart, rendered as `local` renders it. */
+async function renderChartFile(file: string, url: string, caPem: string): Promise<IdentifiedObject[]> {
   const { objects } = renderChart(await localChartInput(url, caPem))
-  return objects.filter((o) => o.template === WEBHOOK_CONFIGURATION_TEMPLATE).map((o) => o.object as unknown as IdentifiedObject)
+  return objects.filter((o) => o.template === file).map((o) => o.object as unknown as IdentifiedObject)
+}
+
+/** The chart's ValidatingWebhookConfiguration, pointed at a local URL and CA. */
+function renderWebhookConfiguration(url: string, caPem: string): Promise<IdentifiedObject[]> {
+  return renderChartFile(WEBHOOK_CONFIGURATION_TEMPLATE, url, caPem)
+}
+
+/**
+ * The chart's roles for tenants (rbac-tenants.yaml): TemplateInstances for the
+ * built-in admin, edit and view roles, and the template-author ClusterRole.
+ */
+export function renderTenantRoles(): Promise<IdentifiedObject[]> {
+  return renderChartFile(TENANT_ROLES_TEMPLATE, 'https://127.0.0.1/validate', '')
 }
 
 async function reconcilerKubeconfig(client: KubeClient, mapper: RestMapper, cluster: LocalCluster, path: string): Promise<void> {
@@ -177,6 +191,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
     signal,
   )
   await applyManifest(client, mapper, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: SYSTEM_NAMESPACE } })
+  for (const role of await renderTenantRoles()) await applyManifest(client, mapper, role)
   const reconcilerConfig = join(stateDir, 'reconciler.kubeconfig')
   await reconcilerKubeconfig(client, mapper, cluster, reconcilerConfig)
 

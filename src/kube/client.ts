@@ -38,6 +38,18 @@ export interface RequestInit {
 export interface KubeClientOptions {
   /** Most concurrent connections of the work lane (requests beyond wait for one). Default 64. */
   readonly workSockets?: number
+  /**
+   * Act as this user (Impersonate-User / Impersonate-Group headers): the
+   * credentials must be allowed to impersonate. Tests use it to act as a
+   * tenant through the real API server's authorization.
+   */
+  readonly impersonate?: Impersonation
+}
+
+export interface Impersonation {
+  readonly user: string
+  /** Groups of the impersonated user; the API server adds system:authenticated. */
+  readonly groups?: readonly string[]
 }
 
 /** Accept headers that make the API server send metadata only (PartialObjectMetadata / ...List). */
@@ -67,6 +79,7 @@ export class KubeClient {
   private readonly agents: Readonly<Record<Lane, Agent | HttpAgent>>
   private readonly isHttps: boolean
   private readonly userAgent: string
+  private readonly impersonate: Impersonation | undefined
 
   constructor(kc: ClusterConfig, userAgent = 'template-sync', opts: KubeClientOptions = {}) {
     const cluster = kc.getCurrentCluster()
@@ -79,6 +92,12 @@ export class KubeClient {
     // A renewal is a GET then a PUT, one at a time: two sockets leave room for a release racing a last renewal.
     this.agents = { work: agent(opts.workSockets ?? 64), 'leader-election': agent(2) }
     this.userAgent = userAgent
+    this.impersonate = opts.impersonate
+  }
+
+  /** A client with the same credentials acting as another user (see KubeClientOptions.impersonate). */
+  as(user: Impersonation, userAgent = this.userAgent): KubeClient {
+    return new KubeClient(this.kubeConfig, userAgent, { impersonate: user })
   }
 
   static fromFile(path: string, userAgent?: string, opts?: KubeClientOptions): KubeClient {
@@ -109,9 +128,13 @@ export class KubeClient {
     // applyToHTTPSOptions fills ca/cert/key and the Authorization header; it
     // re-reads rotating service-account tokens, so call it per request.
     await this.kubeConfig.applyToHTTPSOptions(opts)
-    const headers = (opts.headers ?? {}) as Record<string, string>
+    const headers = (opts.headers ?? {}) as Record<string, string | string[]>
     headers['Accept'] = init.accept ?? 'application/json'
     headers['User-Agent'] = this.userAgent
+    if (this.impersonate) {
+      headers['Impersonate-User'] = this.impersonate.user
+      if (this.impersonate.groups?.length) headers['Impersonate-Group'] = [...this.impersonate.groups]
+    }
     if (init.body !== undefined) headers['Content-Type'] = init.contentType ?? 'application/json'
     opts.headers = headers
     opts.agent = this.agents[init.lane ?? 'work']
