@@ -52,10 +52,16 @@ export const Reason = {
   InvalidParameter: 'InvalidParameter',
   OverrideNotAllowed: 'OverrideNotAllowed',
   ParameterResolutionFailed: 'ParameterResolutionFailed',
+  /** A valueFrom reads outside the instance namespace, and the Template does not grant it (docs/tenancy-grants.md). */
+  ParameterSourceForbidden: 'ParameterSourceForbidden',
+  /** ParametersValid=True: every value resolved, but a Secret-sourced one is not recorded in status despite exposeInStatus. */
+  SecretNotExposed: 'SecretNotExposed',
   // TemplateInstance: Rendered
   TemplateExecutionFailed: 'TemplateExecutionFailed',
   /** spec.helm: the chart could not be fetched (the Template's SourceAccessible or Valid says why); retried every 60 s. */
   ChartUnavailable: 'ChartUnavailable',
+  /** The render places an object outside the instance namespace (or a cluster-scoped one) that the Template does not grant. */
+  ObjectForbidden: 'ObjectForbidden',
   // TemplateInstance: Applied
   ApplyFailed: 'ApplyFailed',
   /** An object to apply exists without our ownership metadata; it is never adopted silently. */
@@ -97,8 +103,15 @@ export const REASONS_BY_CONDITION: Readonly<Record<TemplateConditionType | Insta
   Deleting: [Reason.DeletionBlocked],
   TemplateResolved: [Reason.Success, Reason.TemplateNotFound],
   TargetNamespaceAllowed: [Reason.Success, Reason.NamespaceNotPermitted],
-  ParametersValid: [Reason.AllParametersResolved, Reason.InvalidParameter, Reason.OverrideNotAllowed, Reason.ParameterResolutionFailed],
-  Rendered: [Reason.Success, Reason.TemplateExecutionFailed, Reason.ChartUnavailable],
+  ParametersValid: [
+    Reason.AllParametersResolved,
+    Reason.SecretNotExposed,
+    Reason.InvalidParameter,
+    Reason.OverrideNotAllowed,
+    Reason.ParameterResolutionFailed,
+    Reason.ParameterSourceForbidden,
+  ],
+  Rendered: [Reason.Success, Reason.TemplateExecutionFailed, Reason.ChartUnavailable, Reason.ObjectForbidden],
   Applied: [Reason.Success, Reason.ApplyFailed, Reason.OwnershipConflict, Reason.DryRunFailed, Reason.ImmutableFieldChanged],
   OutputsResolved: [
     Reason.OutputsResolved,

@@ -348,6 +348,10 @@ class OfflineSourceError extends Error {
 }
 
 const offlineSources: ParameterSources = {
+  namespaced: (apiVersion, kind) => {
+    const scope = offlineScopeOf(apiVersion, kind)
+    return scope === undefined ? Promise.reject(new OfflineSourceError('object field')) : Promise.resolve(scope)
+  },
   secretValue: () => Promise.reject(new OfflineSourceError('Secret')),
   configMapValue: () => Promise.reject(new OfflineSourceError('ConfigMap')),
   objectField: () => Promise.reject(new OfflineSourceError('object field')),

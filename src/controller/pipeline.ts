@@ -9,7 +9,16 @@ import type { SyncMode } from '../api/names.ts'
 import type { IdentifiedObject, SourceRef } from '../api/meta.ts'
 
 export type ParameterOutcome =
-  | { ok: true; values: Record<string, unknown>; resolved: ResolvedParameter[]; sources: SourceRef[] }
+  | {
+      ok: true
+      values: Record<string, unknown>
+      resolved: ResolvedParameter[]
+      sources: SourceRef[]
+      /** exposeInStatus parameters whose value came from a Secret, and so is not in `resolved`. */
+      withheld: string[]
+      /** Values read from Secrets: redacted from every message, status field and log (src/render/redact.ts). */
+      secretValues: unknown[]
+    }
   | { ok: false; reason: string; message: string; sources: SourceRef[] }
 
 /**
