@@ -30,6 +30,8 @@ import { renderInstance } from '../render/render.ts'
 import type { ParameterSources } from '../render/sources.ts'
 import type { ParamValue } from '../render/types.ts'
 import { checkTargetNamespace } from '../render/targetns.ts'
+import { objectScopeProblem, type ScopedObject } from '../render/grants.ts'
+import { Reason } from '../api/conditions.ts'
 import { parseApiVersion } from '../api/identity.ts'
 import { createRenderPipeline } from '../reconciler/wiring.ts'
 import { discoveryScope, renderHelmTemplate, type ScopeSource, ValuesTemplateCache } from '../reconciler/helm.ts'
@@ -294,8 +296,21 @@ export async function renderObjects(
       if (rendered.ok) notes.push(...(await unknownKindNotes(client, rendered.objects)))
     }
     if (!rendered.ok) return { ok: false, reason: rendered.reason, message: rendered.message, notes }
+    // The reconciler's tenancy check; offline, kinds of unknown scope are left to the notes above.
+    const mapper = client === undefined ? undefined : new RestMapper(client)
+    const scoped: ScopedObject[] = []
+    for (const object of rendered.objects) {
+      const namespaced =
+        mapper === undefined
+          ? offlineScopeOf(object.apiVersion, object.kind)
+          : (await mapper.mapping(object.apiVersion, object.kind).catch(() => undefined))?.namespaced
+      if (namespaced !== undefined || mapper !== undefined) scoped.push({ object, namespaced })
+    }
+    const problem = objectScopeProblem(template, namespace, scoped)
+    if (problem !== undefined) return { ok: false, reason: Reason.ObjectForbidden, message: problem, notes }
     const owner = { name: instance.metadata?.name ?? '', namespace, uid: instance.metadata?.uid ?? '' }
-    return { ok: true, objects: rendered.objects.map((o) => pipeline.stamp(o, owner, mode)), mode, notes }
+    const templateRef = instance.spec.templateRef
+    return { ok: true, objects: rendered.objects.map((o) => pipeline.stamp(o, owner, mode, templateRef)), mode, notes }
   } finally {
     if (client === undefined) pipelineClient.close()
   }

@@ -42,7 +42,7 @@ import type { KubeClient } from '../kube/client.ts'
 import { CONTENT_JSON_PATCH, CONTENT_MERGE } from '../kube/client.ts'
 import { KubeApiError } from '../kube/errors.ts'
 import type { ObjectClient } from '../kube/objects.ts'
-import { formatInstanceRef } from '../api/ownership.ts'
+import { formatInstanceRef, readTemplateRef } from '../api/ownership.ts'
 import { extractOutputs, outputSourceRefs } from '../outputs/extract.ts'
 import { NO_REDACTION, type Redact, redactValue, redactor, withoutSecretData } from '../render/redact.ts'
 import { applyActions } from './apply/apply.ts'
@@ -454,7 +454,7 @@ export class InstanceReconciler {
     if (mode === 'off' && prev.firstAppliedAt) {
       this.releaseWatches(key)
       m.fights.clear()
-      const missing = await this.maintainFrozen(inst, knownKinds, prev.renderedResources ?? [])
+      const { missing, kept } = await this.maintainFrozen(inst, knownKinds, prev.renderedResources ?? [])
       await this.refreshOutputs(
         template,
         inst,
@@ -469,7 +469,10 @@ export class InstanceReconciler {
         reason: Reason.Frozen,
         message:
           `frozen since ${prev.firstAppliedAt}: sync mode is off` +
-          (missing.length > 0 ? `; missing rendered objects (not recreated under off): ${missing.slice(0, 5).join(', ')}` : ''),
+          (missing.length > 0 ? `; missing rendered objects (not recreated under off): ${missing.slice(0, 5).join(', ')}` : '') +
+          (kept.length > 0
+            ? `; rendered by another Template, these keep its protection until this instance applies them again: ${kept.slice(0, 5).join(', ')}`
+            : ''),
       })
       return finish()
     }
@@ -534,7 +537,7 @@ export class InstanceReconciler {
       ...(template.metadata?.generation !== undefined ? { generation: template.metadata.generation } : {}),
     }
 
-    const desired = desiredRaw.map((o) => desiredObject(this.deps.pipeline.stamp(o, { name, namespace: ns, uid }, mode)))
+    const desired = desiredRaw.map((o) => desiredObject(this.deps.pipeline.stamp(o, { name, namespace: ns, uid }, mode, ref)))
 
     // 5. Record the kinds about to be applied on the instance before any apply
     //    (with our finalizer, in one patch), so that cleanup can always find
@@ -904,16 +907,30 @@ export class InstanceReconciler {
   /**
    * While frozen: keep the sync-mode label current, drop our finalizer (so a
    * manual delete completes), never recreate, and report which rendered
-   * objects are gone.
+   * objects are gone. An object another Template rendered (the instance's
+   * templateRef changed since) is left as it is: its protection is that
+   * Template's until this instance applies it again, and relabelling it here
+   * would let the instance's author switch strict off (docs/security.md).
    */
-  private async maintainFrozen(inst: TemplateInstance, gvks: readonly string[], rendered: readonly ResourceReference[]): Promise<string[]> {
+  private async maintainFrozen(
+    inst: TemplateInstance,
+    gvks: readonly string[],
+    rendered: readonly ResourceReference[],
+  ): Promise<{ missing: string[]; kept: string[] }> {
     const { objects } = await this.live.owned(inst.metadata?.uid ?? '', gvks, false)
     const byKey = new Map(objects.map((o) => [objectKey(refOf(o)), o]))
+    const current = formatInstanceRef(inst.spec.templateRef)
     const missing: string[] = []
+    const kept: string[] = []
     for (const r of rendered) {
       const o = byKey.get(objectKey(r))
       if (!o) {
         missing.push(describeObject(r))
+        continue
+      }
+      const renderedBy = readTemplateRef(o)
+      if (renderedBy !== undefined && formatInstanceRef(renderedBy) !== current) {
+        kept.push(`${describeObject(r)} (Template ${formatInstanceRef(renderedBy)})`)
         continue
       }
       // Objects frozen after a revert/strict period still carry our finalizer;
@@ -932,7 +949,7 @@ export class InstanceReconciler {
         })
       }
     }
-    return missing
+    return { missing, kept }
   }
 }
 

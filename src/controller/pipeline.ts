@@ -42,7 +42,8 @@ export interface RenderPipeline {
   checkTargetNamespace(template: Template, namespace: string, namespaceLabels: Record<string, string> | undefined): PolicyOutcome
   resolveParameters(template: Template, instance: TemplateInstance): Promise<ParameterOutcome>
   render(template: Template, instance: TemplateInstance, values: Record<string, unknown>): Promise<RenderOutcome>
-  stamp(obj: IdentifiedObject, owner: OwnerIdentity, mode: SyncMode): IdentifiedObject
+  /** `template`: the Template being rendered, recorded on the object for the webhook. */
+  stamp(obj: IdentifiedObject, owner: OwnerIdentity, mode: SyncMode, template: { namespace: string; name: string }): IdentifiedObject
 }
 
 export type TemplateCheck = { ok: true } | { ok: false; reason: string; message: string }

@@ -115,7 +115,7 @@ export function createRenderPipeline(client: KubeClient, helm: HelmSupport): Ren
       )
       return problem === undefined ? rendered : { ok: false, reason: Reason.ObjectForbidden, message: problem }
     },
-    stamp: (obj, owner, mode) => stampOwnership(obj, owner, mode),
+    stamp: (obj, owner, mode, template) => stampOwnership(obj, owner, mode, template),
   }
 }
 
