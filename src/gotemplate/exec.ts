@@ -49,6 +49,8 @@ export type MissingKey = 'error' | 'default' | 'zero'
 export interface ExecSet {
   readonly name: string
   readonly trees: ReadonlyMap<string, Tree>
+  /** The tree to run as `name` when the set holds another one by that name (see ExecuteOptions.root). */
+  readonly root?: Tree
 }
 
 // Marks "no piped value", which differs from a piped value that is undefined.
@@ -159,7 +161,7 @@ export class Executor {
   }
 
   run(data: GoValue): string {
-    const tree = this.set.trees.get(this.set.name)
+    const tree = this.set.root ?? this.set.trees.get(this.set.name)
     if (tree === undefined) {
       throw new ExecError({
         code: 'TEMPLATE_EXEC',

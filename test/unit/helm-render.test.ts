@@ -200,3 +200,25 @@ t.test('the caller values object is not changed by the render', async (t) => {
   )
   t.equal(JSON.stringify(values), before)
 })
+
+// Issue 24: defects that stopped real charts from rendering.
+
+const configMap = (data: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n${data}`
+
+t.test('tpl of an empty, blank or comment-only text inside another tpl renders that text, not the enclosing one', async (t) => {
+  const r = await render({
+    'Chart.yaml': CHART,
+    'values.yaml': 'inner: ""\n',
+    'templates/cm.yaml': configMap(
+      [
+        `  empty: {{ tpl "x{{ tpl \\"\\" . }}y" . | quote }}`,
+        `  blank: {{ tpl "x{{ tpl \\"  \\" . }}y" . | quote }}`,
+        `  comment: {{ tpl "x{{ tpl \\"{{/* c */}}\\" . }}y" . | quote }}`,
+        '  fromValues: {{ tpl "a{{ tpl .Values.inner . }}b" . | quote }}',
+        String.raw`  defineOnly: {{ tpl "x{{ tpl \"{{ define \\\"d\\\" }}D{{ end }}\" . }}y" . | quote }}`,
+        '',
+      ].join('\n'),
+    ),
+  })
+  t.same(r.objects[0]?.object.data, { empty: 'xy', blank: 'x  y', comment: 'xy', fromValues: 'ab', defineOnly: 'xy' })
+})
