@@ -222,3 +222,38 @@ t.test('tpl of an empty, blank or comment-only text inside another tpl renders t
   })
   t.same(r.objects[0]?.object.data, { empty: 'xy', blank: 'x  y', comment: 'xy', fromValues: 'ab', defineOnly: 'xy' })
 })
+
+t.test('deepCopy of .Values keeps its map type: hasKey, keys, merge and pick take the copy', async (t) => {
+  for (const helm of ['v3', 'v4'] as const) {
+    const r = await render(
+      {
+        'Chart.yaml': CHART,
+        'values.yaml': 'x: 1\nmode: deployment\n',
+        'templates/cm.yaml': configMap(
+          [
+            '  type: {{ typeOf (deepCopy .Values) | quote }}',
+            '  hasKey: {{ hasKey (deepCopy .Values) "x" | quote }}',
+            '  keys: {{ keys (deepCopy .Values) | sortAlpha | join "," | quote }}',
+            '  merged: {{ merge (deepCopy .Values) (dict "y" 2) | toJson | quote }}',
+            '  picked: {{ pick (mustDeepCopy .Values) "mode" | toJson | quote }}',
+            '  original: {{ .Values | toJson | quote }}',
+            '',
+          ].join('\n'),
+        ),
+      },
+      { helm },
+    )
+    t.same(
+      r.objects[0]?.object.data,
+      {
+        type: helm === 'v3' ? 'chartutil.Values' : 'common.Values',
+        hasKey: 'true',
+        keys: 'mode,x',
+        merged: '{"mode":"deployment","x":1,"y":2}',
+        picked: '{"mode":"deployment"}',
+        original: '{"mode":"deployment","x":1}',
+      },
+      helm,
+    )
+  }
+})

@@ -8,7 +8,7 @@ import type { FuncMap, GoMap, GoValue } from '../value.ts'
 import { empty } from './reflect.ts'
 import { fail, fn, map, str } from './spec.ts'
 import { strval } from './strings.ts'
-import { goTypeOf, isGoMapValue, isNilSlice, nilSlice, tagType, taggedType } from './types.ts'
+import { goTypeOf, isGoMapValue, isNilSlice, nilSlice, sameGoType, tagType } from './types.ts'
 import { compareGoStrings } from './utf8.ts'
 
 const sortedKeys = (m: GoMap): string[] => Object.keys(m).sort(compareGoStrings)
@@ -58,14 +58,12 @@ function deepCopy(v: GoValue): GoValue {
     if (x instanceof GoObject) return x.deepCopy()
     if (Array.isArray(x)) {
       if (isNilSlice(x)) return nilSlice(goTypeOf(x))
-      const out = (x as readonly GoValue[]).map(copy)
-      const tag = taggedType(x)
-      return tag !== undefined ? tagType(out, tag) : out
+      return sameGoType(x, (x as readonly GoValue[]).map(copy))
     }
     const m = newMap()
     for (const k of Object.keys(x)) setKey(m, k, copy(getKey(x as GoMap, k)))
-    const tag = taggedType(x)
-    return tag !== undefined ? tagType(m, tag) : m
+    // copystructure keeps a named type: a copy of .Values is still chartutil.Values, a map to hasKey and merge.
+    return sameGoType(x, m)
   }
   return copy(v)
 }

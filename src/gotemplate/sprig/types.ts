@@ -59,6 +59,16 @@ export function namedTypeMethod(v: object, name: string): GoFuncSpec | undefined
   return methodSets.get(v)?.(name)
 }
 
+/** Gives `to` the Go type of `from` (its name, methods and underlying map type): what a copy of a named value keeps. */
+export function sameGoType<T extends object>(from: object, to: T): T {
+  const tag = typeTags.get(from)
+  if (tag !== undefined) typeTags.set(to, tag)
+  if (valuesMaps.has(from)) valuesMaps.add(to)
+  const methods = methodSets.get(from)
+  if (methods !== undefined) methodSets.set(to, methods)
+  return to
+}
+
 export function taggedType(v: object): string | undefined {
   return typeTags.get(v)
 }
