@@ -257,3 +257,12 @@ t.test('deepCopy of .Values keeps its map type: hasKey, keys, merge and pick tak
     )
   }
 })
+
+t.test('a flow sequence in values.yaml closed at its key indentation loads, as go-yaml reads it', async (t) => {
+  const r = await render({
+    'Chart.yaml': CHART,
+    'values.yaml': 'store:\n  command: [\n      "serve",\n      "--port=9000"\n  ]\n',
+    'templates/cm.yaml': configMap('  command: {{ .Values.store.command | join " " | quote }}\n  b: [\n      "x"\n    ]\n'),
+  })
+  t.same(r.objects[0]?.object.data, { command: 'serve --port=9000', b: ['x'] })
+})
