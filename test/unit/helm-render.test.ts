@@ -266,3 +266,25 @@ t.test('a flow sequence in values.yaml closed at its key indentation loads, as g
   })
   t.same(r.objects[0]?.object.data, { command: 'serve --port=9000', b: ['x'] })
 })
+
+t.test('a value failing an additionalProperties schema is reported by what failed in it; a false one names the properties', async (t) => {
+  const schema = JSON.stringify({
+    type: 'object',
+    properties: {
+      ports: { type: 'object', additionalProperties: { type: 'integer' } },
+      strict: { type: 'object', properties: { a: {} }, additionalProperties: false },
+    },
+  })
+  const chart = await chartOf({ 'Chart.yaml': CHART, 'values.schema.json': schema, 'templates/a.yaml': '' })
+  const base = { chart, helm: 'v3' as const, releaseName: 'r', namespace: 'n', capabilities: defaultCapabilities() }
+  const head = "values don't meet the specifications of the schema(s) in the following chart(s):\ndemo:\n"
+  t.equal(
+    failure(() => renderChart({ ...base, values: { ports: { web: 'x', api: 1 } } })).message,
+    `${head}- at '/ports/web': got string, want integer`,
+  )
+  t.equal(
+    failure(() => renderChart({ ...base, values: { strict: { a: 1, b: 2, c: 3 } } })).message,
+    `${head}- at '/strict': additional properties 'b', 'c' not allowed`,
+  )
+  t.equal(renderChart({ ...base, values: { ports: { web: 80 }, strict: { a: 1 } } }).objects.length, 0, 'valid values render')
+})
