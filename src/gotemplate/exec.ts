@@ -39,7 +39,7 @@ import { goTypeOf } from './sprig/types.ts'
 import { compareGoStrings } from './sprig/utf8.ts'
 import { quote } from './strconv.ts'
 import { fieldOf, methodOf } from './methods.ts'
-import { nilSlice, underlyingTypeOf } from './sprig/types.ts'
+import { asUnnamedMap, nilSlice, underlyingTypeOf } from './sprig/types.ts'
 import { GoFuncError, GoInt, GoTime, goInt, isMap, isUnsignedKind, wrapInt } from './value.ts'
 import type { ArgKind, GoFuncSpec, GoMap, GoValue, IntKind } from './value.ts'
 
@@ -780,7 +780,7 @@ export class Executor {
         break
       case 'map':
         // A named type on map[string]interface{} (type Values map[string]interface{}) is assignable too.
-        if (isMap(value) && underlyingTypeOf(value) === 'map[string]interface {}') return value
+        if (isMap(value) && underlyingTypeOf(value) === 'map[string]interface {}') return asUnnamedMap(value)
         break
       case 'strings':
         if (Array.isArray(value) && goTypeOf(value) === '[]string') return value

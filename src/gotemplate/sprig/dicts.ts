@@ -3,12 +3,12 @@
 // for map values: nested maps merge, other values fill empty slots, and
 // mergeOverwrite lets every source value win (nil included).
 
-import { GoInt, GoObject, GoTime, getKey, hasKey, newMap, setKey } from '../value.ts'
+import { GoInt, GoObject, GoTime, getKey, hasKey, isMap, newMap, setKey } from '../value.ts'
 import type { FuncMap, GoMap, GoValue } from '../value.ts'
 import { empty } from './reflect.ts'
 import { fail, fn, map, str } from './spec.ts'
 import { strval } from './strings.ts'
-import { goTypeOf, isGoMapValue, isNilSlice, nilSlice, sameGoType, tagType } from './types.ts'
+import { goTypeOf, isGoMapValue, isNilSlice, nilSlice, sameGoType, tagType, taggedType } from './types.ts'
 import { compareGoStrings } from './utf8.ts'
 
 const sortedKeys = (m: GoMap): string[] => Object.keys(m).sort(compareGoStrings)
@@ -70,8 +70,9 @@ function deepCopy(v: GoValue): GoValue {
 
 function dig(...ps: GoValue[]): GoValue {
   if (ps.length < 3) fail('dig needs at least three arguments')
+  // A type assertion to map[string]interface{}: a named map type such as chartutil.Values fails it, as in Go.
   const assertMap = (v: GoValue): GoMap => {
-    if (!plainMap(v ?? null))
+    if (!isMap(v ?? null) || (taggedType(v as GoMap) ?? 'map[string]interface {}') !== 'map[string]interface {}')
       fail(
         `interface conversion: interface {} is ${goTypeOf(v ?? null) === '<nil>' ? 'nil' : goTypeOf(v ?? null)}, not map[string]interface {}`,
       )

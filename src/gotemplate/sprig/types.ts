@@ -48,6 +48,24 @@ export function namedValuesMap<T extends object>(v: T, goType: string): T {
   return tagType(v, goType)
 }
 
+const unnamedViews = new WeakMap<object, GoMap>()
+
+/**
+ * A named values map converted to map[string]interface{}, as Go converts an
+ * argument to a function's parameter type: the same entries (a view, so
+ * writes reach the original) without the name, so what the function returns
+ * of it (merge, set) has the plain type, as in Go.
+ */
+export function asUnnamedMap(v: GoMap): GoMap {
+  if (!valuesMaps.has(v)) return v
+  let view = unnamedViews.get(v)
+  if (view === undefined) {
+    view = new Proxy(v, {})
+    unnamedViews.set(v, view)
+  }
+  return view
+}
+
 /** Go's underlying type name: map[string]interface {} for a named values map, else the type itself. */
 export function underlyingTypeOf(v: GoValue): string {
   if (typeof v === 'object' && v !== null && valuesMaps.has(v)) return 'map[string]interface {}'
