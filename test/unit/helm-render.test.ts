@@ -4,6 +4,7 @@
 // (test/unit/helm-render-corpus.test.ts).
 
 import t from 'tap'
+import { int64 } from '../../src/gotemplate/index.ts'
 import { defaultCapabilities, HelmRenderError, loadChartFiles, renderChart } from '../../src/helm/index.ts'
 import type { HelmMajor, HelmRenderInput } from '../../src/helm/index.ts'
 
@@ -287,4 +288,12 @@ t.test('a value failing an additionalProperties schema is reported by what faile
     `${head}- at '/strict': additional properties 'b', 'c' not allowed`,
   )
   t.equal(renderChart({ ...base, values: { ports: { web: 80 }, strict: { a: 1 } } }).objects.length, 0, 'valid values render')
+})
+
+t.test('an int64 from --set is an integer to values.schema.json, as to Helm', async (t) => {
+  const schema = JSON.stringify({ type: 'object', properties: { replicas: { type: 'integer' }, name: { type: 'string' } } })
+  const chart = await chartOf({ 'Chart.yaml': CHART, 'values.schema.json': schema, 'templates/a.yaml': '' })
+  const base = { chart, helm: 'v3' as const, releaseName: 'r', namespace: 'n', capabilities: defaultCapabilities() }
+  t.equal(renderChart({ ...base, values: { replicas: int64(3n) } }).objects.length, 0, 'valid')
+  t.match(failure(() => renderChart({ ...base, values: { name: int64(7n) } })).message, /- at '\/name': got number, want string$/)
 })

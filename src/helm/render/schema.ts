@@ -6,7 +6,8 @@
 // per failing leaf.
 
 import { type OutputUnit, type SchemaDraft, Validator } from '@cfworker/json-schema'
-import { isTable, type JsonMap } from './data.ts'
+import { GoInt } from '../../gotemplate/index.ts'
+import { isTable, type JsonMap, setKey } from './data.ts'
 import { HelmRenderError } from './errors.ts'
 import type { RenderChart } from './model.ts'
 import { withGoPatterns } from './schema-patterns.ts'
@@ -164,9 +165,30 @@ function collect(chart: RenderChart, values: JsonMap): string {
   return out
 }
 
+/**
+ * The values as the validator sees them: an int64 from --set (a GoInt) is the
+ * JSON number it is to Helm's validator. The same objects when there is none.
+ */
+function asJsonNumbers(v: unknown): unknown {
+  if (v instanceof GoInt) return Number(v.value)
+  if (Array.isArray(v)) {
+    const items = v.map(asJsonNumbers)
+    return items.every((e, i) => e === v[i]) ? v : items
+  }
+  if (!isTable(v)) return v
+  let out: JsonMap | undefined
+  for (const [k, e] of Object.entries(v)) {
+    const c = asJsonNumbers(e)
+    if (c === e) continue
+    out ??= { ...v }
+    setKey(out, k, c)
+  }
+  return out ?? v
+}
+
 /** ValidateAgainstSchema over the tree; throws HelmRenderError (SchemaViolation) listing every failing chart. */
 export function validateValues(root: RenderChart, values: JsonMap): void {
-  const out = collect(root, values)
+  const out = collect(root, asJsonNumbers(values) as JsonMap)
   if (out !== '') {
     throw new HelmRenderError(
       'SchemaViolation',
