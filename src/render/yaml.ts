@@ -8,6 +8,8 @@
 //   0644 -> 420 (leading-zero octal), 0o644, 0b101, 0x1F, 1_000 -> integers
 //   1e3 -> 1000; timestamps stay strings; !!binary -> decoded string
 //   unknown local tags (!foo x) -> the plain string; duplicate keys: last wins
+//   a line inside a flow collection or quoted scalar at any column (`]` back
+//   at its key's indentation), as libyaml checks indentation in block context only
 //
 // js-yaml does the parsing; only the scalar resolution and key handling are
 // replaced through its tag API. The client library's loadAllYaml is not used:
