@@ -179,7 +179,10 @@ t.test('a cluster-scoped object the Template does not grant is refused, as the r
   const r = await render(files(templateYaml({ grants: '' })))
   t.equal(r.code, 1)
   t.equal(r.out, '', 'nothing rendered')
-  t.match(r.err, /ObjectForbidden: rendered object 3: ClusterRole\.rbac\.authorization\.k8s\.io app1-reader \(cluster-scoped\); Template platform\/web does not grant it \(spec\.grants\.objects\)/)
+  t.match(
+    r.err,
+    /ObjectForbidden: rendered object 3: ClusterRole\.rbac\.authorization\.k8s\.io app1-reader \(cluster-scoped\); Template platform\/web does not grant it \(spec\.grants\.objects\)/,
+  )
 })
 
 t.test('--show-secrets prints Secret values; revert mode adds the resource finalizer', async (t) => {
