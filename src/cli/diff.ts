@@ -1,6 +1,6 @@
 // `template-sync diff NAMESPACE/NAME`: how the live objects of a
 // TemplateInstance differ from what it renders now, judged by the reconciler's
-// own plan and diff (src/controller/apply): for each rendered object, GET the
+// own plan and diff (src/apply): for each rendered object, GET the
 // live object, take the plan's first look (not ours, being deleted, or ours),
 // and for one of ours ask the same server-side dry-run apply (field manager
 // template-sync, force, ignored fields carried over from the live object),
@@ -22,9 +22,9 @@ import type { KubeClient } from '../kube/client.ts'
 import { RestMapper, UnknownKindError } from '../kube/discovery.ts'
 import { KubeApiError } from '../kube/errors.ts'
 import { objectKey, refOf } from '../api/identity.ts'
-import { dryRunDiff } from '../controller/apply/diff.ts'
-import { desiredObject, planObject, pruneActions } from '../controller/apply/plan.ts'
-import { DEFAULT_FIGHT_OPTIONS } from '../controller/fight.ts'
+import { dryRunDiff } from '../apply/diff.ts'
+import { desiredObject, planObject, pruneActions } from '../apply/plan.ts'
+import { DEFAULT_FIGHT_OPTIONS } from '../apply/fight.ts'
 import type { IdentifiedObject } from '../api/meta.ts'
 import { ObjectClient } from '../kube/objects.ts'
 import {

@@ -45,9 +45,9 @@ import type { ObjectClient } from '../kube/objects.ts'
 import { formatInstanceRef, readTemplateRef } from '../api/ownership.ts'
 import { extractOutputs, outputSourceRefs } from '../outputs/extract.ts'
 import { NO_REDACTION, type Redact, redactValue, redactor, withoutSecretData } from '../render/redact.ts'
-import { applyActions } from './apply/apply.ts'
-import { type ChangeSet, failures } from './apply/changeset.ts'
-import { dryRunGate, foundExisting } from './apply/diff.ts'
+import { applyActions } from '../apply/apply.ts'
+import { type ChangeSet, failures } from '../apply/changeset.ts'
+import { dryRunGate, foundExisting } from '../apply/diff.ts'
 import {
   type Check,
   type DesiredObject,
@@ -62,9 +62,9 @@ import {
   pruneActions,
   remember,
   settle,
-} from './apply/plan.ts'
-import { deleteOwned, prune, release } from './apply/prune.ts'
-import { DEFAULT_FIGHT_OPTIONS, type FightOptions, type FightState, type FightStep, formatDuration } from './fight.ts'
+} from '../apply/plan.ts'
+import { deleteOwned, prune, release } from '../apply/prune.ts'
+import { DEFAULT_FIGHT_OPTIONS, type FightOptions, type FightState, type FightStep, formatDuration } from '../apply/fight.ts'
 import { LiveObjects } from './live.ts'
 import type { RenderPipeline } from './pipeline.ts'
 import type { WatchRegistry } from './registry.ts'

@@ -2,10 +2,10 @@
 // prune operations append to a change set, and the reconcile turns it into
 // status conditions and Events (../report.ts) in one place.
 
-import type { ObjectRef } from '../../api/meta.ts'
-import type { Change } from '../../drift/types.ts'
-import { immutableFields, KubeApiError } from '../../kube/errors.ts'
-import type { FightNotice } from '../fight.ts'
+import type { ObjectRef } from '../api/meta.ts'
+import type { Change } from '../drift/types.ts'
+import { immutableFields, KubeApiError } from '../kube/errors.ts'
+import type { FightNotice } from './fight.ts'
 
 export type Operation = 'dry-run' | 'apply' | 'delete' | 'release'
 
