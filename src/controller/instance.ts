@@ -40,7 +40,8 @@ import type { IgnoreCache } from '../drift/ignore-cache.ts'
 import { escapeToken } from '../fieldpath/pointer.ts'
 import type { KubeClient } from '../kube/client.ts'
 import { CONTENT_JSON_PATCH, CONTENT_MERGE } from '../kube/client.ts'
-import { KubeApiError } from '../kube/errors.ts'
+import { errorMessage, KubeApiError } from '../kube/errors.ts'
+import { addFinalizerOps, type JsonPatchOp, testResourceVersion } from '../kube/finalizers.ts'
 import type { ObjectClient } from '../kube/objects.ts'
 import { formatInstanceRef, readTemplateRef } from '../api/ownership.ts'
 import { extractOutputs, outputSourceRefs } from '../outputs/extract.ts'
@@ -165,10 +166,6 @@ export interface ReconcileResult {
 
 function hashOf(v: unknown): string {
   return createHash('sha256').update(JSON.stringify(v)).digest('base64url')
-}
-
-function apiMessage(e: unknown): string {
-  return e instanceof KubeApiError ? e.apiMessage : (e as Error).message
 }
 
 /**
@@ -299,14 +296,8 @@ export class InstanceReconciler {
     rv: string,
   ): Promise<string> {
     const path = instanceStatusPath(inst.metadata?.namespace ?? '', inst.metadata?.name ?? '').replace(/\/status$/, '')
-    const patch: Record<string, unknown>[] = [{ op: 'test', path: '/metadata/resourceVersion', value: rv }]
-    if (!on.finalizer) {
-      patch.push(
-        (inst.metadata?.finalizers ?? []).length > 0
-          ? { op: 'add', path: '/metadata/finalizers/-', value: FINALIZER_INSTANCE }
-          : { op: 'add', path: '/metadata/finalizers', value: [FINALIZER_INSTANCE] },
-      )
-    }
+    const patch: JsonPatchOp[] = [testResourceVersion(rv)]
+    if (!on.finalizer) patch.push(...addFinalizerOps(inst.metadata?.finalizers, FINALIZER_INSTANCE))
     if (kinds.length > 0) {
       const value = trackedKindsAnnotation(kinds)
       patch.push(
@@ -334,7 +325,7 @@ export class InstanceReconciler {
         await deleteOwned(this.deps.objects, obj)
         this.deps.events.normal(inst, 'Deleted', `deleted ${describeObject(refOf(obj))}`)
       } catch (e) {
-        failed.push(`${describeObject(refOf(obj))}: ${apiMessage(e)}`)
+        failed.push(`${describeObject(refOf(obj))}: ${errorMessage(e)}`)
       }
     }
     if (failed.length > 0) {

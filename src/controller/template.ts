@@ -19,6 +19,7 @@ import {
 import type { KubeClient } from '../kube/client.ts'
 import { CONTENT_JSON_PATCH } from '../kube/client.ts'
 import { isNotFound } from '../kube/errors.ts'
+import { addFinalizerOps, removeFinalizerOps, testResourceVersion } from '../kube/finalizers.ts'
 import { templateStatusPath, writeStatus } from './status.ts'
 import type { TemplateValidator } from './pipeline.ts'
 import type { EventSink, ReconcileResult } from './instance.ts'
@@ -76,13 +77,9 @@ export class TemplateReconciler {
         )
         return {}
       }
-      const idx = finalizers.indexOf(FINALIZER_TEMPLATE)
       try {
         await this.deps.client.request('PATCH', objectPath(namespace, name), {
-          body: [
-            { op: 'test', path: `/metadata/finalizers/${idx}`, value: FINALIZER_TEMPLATE },
-            { op: 'remove', path: `/metadata/finalizers/${idx}` },
-          ],
+          body: removeFinalizerOps(finalizers, FINALIZER_TEMPLATE),
           contentType: CONTENT_JSON_PATCH,
         })
       } catch (e) {
@@ -93,12 +90,7 @@ export class TemplateReconciler {
 
     if (!finalizers.includes(FINALIZER_TEMPLATE)) {
       await this.deps.client.request('PATCH', objectPath(namespace, name), {
-        body: [
-          { op: 'test', path: '/metadata/resourceVersion', value: tpl.metadata.resourceVersion },
-          tpl.metadata.finalizers
-            ? { op: 'add', path: '/metadata/finalizers/-', value: FINALIZER_TEMPLATE }
-            : { op: 'add', path: '/metadata/finalizers', value: [FINALIZER_TEMPLATE] },
-        ],
+        body: [testResourceVersion(tpl.metadata.resourceVersion), ...addFinalizerOps(tpl.metadata.finalizers, FINALIZER_TEMPLATE)],
         contentType: CONTENT_JSON_PATCH,
       })
       return {}
