@@ -1,8 +1,9 @@
-// Functions longer than a screen hide their steps (docs/reconcile.md): in the
-// folders below, no function, method or constructor may span more than
-// MAX_LINES lines, except the ports of Go code named in PORTS, which follow
-// their original's shape so that they can be compared with it line by line.
-// `npm run lint` runs this check.
+// Two checks of the reconciler's shape (docs/reconcile.md), run by `npm run
+// lint`. Functions longer than a screen hide their steps: in the folders
+// below, no function, method or constructor may span more than MAX_LINES
+// lines, except the ports of Go code named in PORTS, which follow their
+// original's shape so that they can be compared with it line by line. And the
+// reconciler writes a TemplateInstance only through its InstanceRecord.
 
 import { readFileSync } from 'node:fs'
 import ts from 'typescript'
@@ -51,7 +52,21 @@ export function checkFunctionLengths(files: readonly { rel: string; abs: string 
   for (const { rel, abs } of files) {
     if (!CHECKED_DIRS.some((d) => rel.startsWith(`${d}/`)) || PORTS.includes(rel) || !rel.endsWith('.ts')) continue
     for (const f of longFunctions(rel, readFileSync(abs, 'utf8')))
-      problems.push(`${f.file}:${f.line}: ${f.name} spans ${f.lines} lines; at most ${MAX_LINES} (scripts/function-length.ts)`)
+      problems.push(`${f.file}:${f.line}: ${f.name} spans ${f.lines} lines; at most ${MAX_LINES} (scripts/reconciler-shape.ts)`)
   }
   return problems
+}
+
+/** The one file of the reconciler that writes TemplateInstances. */
+export const INSTANCE_WRITER = 'src/controller/instance/record.ts'
+const INSTANCE_WRITE = /\binstanceStatusPath\b|\bwriteStatusVersioned\b|request\(\s*'(?:PATCH|PUT|POST|DELETE)'\s*,\s*instancePath\(/
+
+/** Lines of a reconciler file other than the InstanceRecord's that write a TemplateInstance, as lint messages. */
+export function instanceWrites(rel: string, text: string): string[] {
+  if (!/^src\/(controller|reconciler)\//.test(rel) || rel === INSTANCE_WRITER || rel === 'src/controller/status.ts') return []
+  const out: string[] = []
+  text.split('\n').forEach((line, i) => {
+    if (INSTANCE_WRITE.test(line)) out.push(`${rel}:${i + 1}: writes a TemplateInstance; only ${INSTANCE_WRITER} may (its InstanceRecord)`)
+  })
+  return out
 }
