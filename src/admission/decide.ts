@@ -54,6 +54,8 @@ import {
   readTemplateRef,
 } from '../api/ownership.ts'
 import { handlingOf, type SubresourceHandling } from './subresources.ts'
+import { componentMayWrite } from './components.ts'
+import { DEFAULT_COMPONENTS, writerOfUser } from '../api/writers.ts'
 import type { AdmissionRequest } from './types.ts'
 
 export function decide(req: AdmissionRequest, lookups: AdmissionLookups, config: AdmissionConfig): Decision {
@@ -376,6 +378,8 @@ function judgeStrict(facts: RequestFacts, owned: Owned, target: string): Decisio
     return deny('EvaluationFailed', evaluationFailed(target, who), owned.owner)
   }
   if (found.changes.length === 0) return unchanged(owned, target)
+  if (componentWrite(facts, owned, foreign, choice))
+    return allow('ComponentWrite', allowMessage('ComponentWrite', target, owned.owner), { owner: owned.owner })
   const paths = found.changes.map((c) => c.path)
   if (foreign !== undefined) {
     const message = otherVersionDenied(target, who, paths, requestApiVersion(req), foreign, found.more)
@@ -386,6 +390,22 @@ function judgeStrict(facts: RequestFacts, owned: Owned, target: string): Decisio
     return deny('IgnoreFieldsInvalid', message, owned.owner, paths, found.more)
   }
   return deny('ProtectedFieldChanged', updateDenied(target, who, paths, found.more), owned.owner, paths, found.more)
+}
+
+/**
+ * One of the cluster's components (by its userInfo, which cannot be forged)
+ * writing only what the Template does not render, in the rendered version.
+ * /scale, evictions and bindings carry no managedFields to tell: as before.
+ */
+function componentWrite(facts: RequestFacts, owned: Owned, foreign: string | undefined, choice: EnforcedIgnore): boolean {
+  const { req, config } = facts
+  if (owned.handling !== 'object' || foreign !== undefined || choice.invalid !== undefined) return false
+  if (writerOfUser(req.userInfo, config.operatorUsernames, config.components ?? DEFAULT_COMPONENTS) !== 'component') return false
+  const before = req.oldObject
+  const after = req.object
+  if (!isObject(before) || !isObject(after)) return false
+  const ignore = isTerminating(owned.carrier) ? terminatingIgnore(choice.ignore, owned.carrier) : choice.ignore
+  return componentMayWrite(before, after, ignore)
 }
 
 /** Nothing guarded changes; for an object being deleted, that is why it may go on. */

@@ -6,6 +6,7 @@ import type { KubeObject } from '../api/meta.ts'
 import type { Template } from '../api/template.ts'
 import type { TemplateInstance } from '../api/templateinstance.ts'
 import type { CompiledIgnore } from '../fieldpath/compile.ts'
+import type { ComponentTable } from '../api/writers.ts'
 import type { GroupVersionResource } from './types.ts'
 
 export const ALLOW_REASONS = Object.freeze([
@@ -47,6 +48,8 @@ export const ALLOW_REASONS = Object.freeze([
   'SyncRevert',
   /** Nothing outside ignoreFields and server-managed fields changes. */
   'NoProtectedChange',
+  /** One of the cluster's components writes only fields the Template does not render (docs/writers.md). */
+  'ComponentWrite',
 ] as const)
 export type AllowReason = (typeof ALLOW_REASONS)[number]
 
@@ -109,6 +112,8 @@ export interface AdmissionLookups {
 export interface AdmissionConfig {
   /** Exact usernames of the operator's service accounts, e.g. system:serviceaccount:ns:template-sync. */
   readonly operatorUsernames: readonly string[]
+  /** The cluster's components (docs/writers.md); DEFAULT_COMPONENTS when absent. */
+  readonly components?: ComponentTable
 }
 
 /** Audit annotation keys (the API server adds "<webhook name>/" in front). */

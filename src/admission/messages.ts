@@ -149,5 +149,7 @@ export function allowMessage(reason: AllowReason, target: string, owner?: string
       return `Template ${template ?? '?'} has sync.mode revert; the change will be reverted`
     case 'NoProtectedChange':
       return `nothing outside sync.ignoreFields changes on ${target}`
+    case 'ComponentWrite':
+      return `a component of the cluster writes fields of ${target} that TemplateInstance ${owner ?? '?'} does not render`
   }
 }

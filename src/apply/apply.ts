@@ -1,5 +1,6 @@
 // Carries out the writes a plan decided: server-side apply (field manager
-// template-sync, force) of each create, update and correction, in order. Every
+// template-sync, force) of each create, update and correction, and the JSON
+// patch that removes other writers' additions (a strip), in order. Every
 // object gets its own outcome; one failure does not stop the others.
 
 import type { IdentifiedObject } from '../api/meta.ts'
@@ -7,6 +8,7 @@ import { FIELD_MANAGER } from '../api/names.ts'
 import { type ObjectError, objectError } from './changeset.ts'
 import type { ObjectWriter } from './diff.ts'
 import type { ObjectAction } from './plan.ts'
+import { removalPatch } from '../drift/additions.ts'
 
 export interface ApplyOutcome {
   readonly action: ObjectAction
@@ -18,18 +20,21 @@ export interface ApplyOutcome {
 }
 
 export async function applyActions(
-  writer: Pick<ObjectWriter, 'apply'>,
+  writer: Pick<ObjectWriter, 'apply' | 'jsonPatch'>,
   actions: readonly ObjectAction[],
   now: () => number,
 ): Promise<ApplyOutcome[]> {
   const out: ApplyOutcome[] = []
   for (const action of actions) {
-    if (action.type !== 'create' && action.type !== 'update' && action.type !== 'correct') {
+    if (action.type !== 'create' && action.type !== 'update' && action.type !== 'correct' && action.type !== 'strip') {
       out.push({ action, at: now() })
       continue
     }
     try {
-      const result = await writer.apply(action.intent, { fieldManager: FIELD_MANAGER, force: true })
+      const result =
+        action.type === 'strip'
+          ? await writer.jsonPatch(action.desired.ref, removalPatch(action.additions, action.live.metadata.resourceVersion), FIELD_MANAGER)
+          : await writer.apply(action.intent, { fieldManager: FIELD_MANAGER, force: true })
       out.push({ action, result, at: now() })
     } catch (e) {
       out.push({ action, error: objectError(action.desired.ref, 'apply', e), at: now() })

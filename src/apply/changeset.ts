@@ -49,6 +49,10 @@ export type ChangeSetEntry =
       readonly action: 'corrected'
       readonly ref: ObjectRef
       readonly changes: readonly Change[]
+      /** The field managers whose change was put back (the last writer other than us, for a drift). */
+      readonly writers: readonly string[]
+      /** The changes were fields another writer added, removed (a strip), not rendered fields put back. */
+      readonly removed?: true
       /** Set when the correction came after waiting out a backoff (a fight). */
       readonly resumed?: { readonly waitedMs: number; readonly manager: string | undefined }
     }

@@ -5,6 +5,7 @@
 // here.
 
 import type { IdentifiedObject, ObjectRef } from '../api/meta.ts'
+import type { JsonPatchOp } from '../api/patch.ts'
 import { FIELD_MANAGER } from '../api/names.ts'
 import { compare } from '../drift/compare.ts'
 import type { CompiledIgnore } from '../fieldpath/compile.ts'
@@ -15,6 +16,8 @@ import type { Check, DryRunAnswer } from './plan.ts'
 /** The writes the engine makes; ObjectClient is one. */
 export interface ObjectWriter {
   apply(obj: IdentifiedObject, opts: ApplyOptions): Promise<IdentifiedObject>
+  /** A JSON patch of the object, under this field manager; the object as stored after it. */
+  jsonPatch(ref: ObjectRef, ops: readonly JsonPatchOp[], fieldManager: string): Promise<IdentifiedObject>
   removeFinalizer(obj: IdentifiedObject, finalizer: string): Promise<void>
   delete(ref: ObjectRef, opts?: { uid?: string }): Promise<boolean>
 }

@@ -29,6 +29,8 @@ import type { Change } from '../drift/types.ts'
 import { type CompiledIgnore, compileIgnoreFields } from '../fieldpath/compile.ts'
 import { pointerTokens } from '../fieldpath/pointer.ts'
 import { type FightOptions, type FightState, type FightStep, fightStep, pendingWait } from './fight.ts'
+import type { ComponentTable } from '../api/writers.ts'
+import { type Addition, additionWriters, foreignAdditions } from '../drift/additions.ts'
 
 /** A rendered object, stamped, with its identity and the hash its last apply is remembered by. */
 export interface DesiredObject {
@@ -61,6 +63,11 @@ export interface PlanContext {
   /** Milliseconds since the epoch. */
   readonly now: number
   readonly fight: FightOptions
+  /**
+   * Set under revert and strict: fields other writers added that the Template
+   * does not render are removed (a strip), except those of these components.
+   */
+  readonly components?: ComponentTable
 }
 
 interface About {
@@ -146,8 +153,17 @@ export interface Prune {
   readonly live: IdentifiedObject
 }
 
-export type FirstLook = Conflict | Release | Unchanged | Wait | Check
-export type ObjectAction = Conflict | Release | Unchanged | Wait | Create | Update | Correct
+/** Fields other writers added, which the Template does not render: removed with one guarded JSON patch. */
+export interface Strip extends About {
+  readonly type: 'strip'
+  readonly live: IdentifiedObject
+  readonly additions: readonly Addition[]
+  /** The drift step of the object's fight state. */
+  readonly fight: FightStep
+}
+
+export type FirstLook = Conflict | Release | Unchanged | Wait | Check | Strip
+export type ObjectAction = Conflict | Release | Unchanged | Wait | Create | Update | Correct | Strip
 
 /** What a dry-run apply answered for a check. */
 export interface DryRunAnswer {
@@ -164,6 +180,12 @@ export function planObject(desired: DesiredObject, live: IdentifiedObject | unde
       return { type: 'conflict', desired, reason: 'NotOwned', live, ...(verdict.ownerUid ? { ownerUid: verdict.ownerUid } : {}) }
     }
     if (live.metadata.deletionTimestamp) return { type: 'release', desired, live }
+    const additions = ctx.components ? foreignAdditions(live, desired.obj, ctx.components, ctx.ignore) : []
+    if (additions.length > 0) {
+      const fight = fightStep(memory.fight, { type: 'drift', now: ctx.now, manager: additionWriters(additions).join(', ') }, ctx.fight)
+      if (fight.action && !fight.action.correct) return { type: 'wait', desired, waitMs: fight.action.waitMs, fight }
+      return { type: 'strip', desired, live, additions, fight }
+    }
   }
   const applied = memory.applied
   const isCorrection = live !== undefined && applied?.desiredHash === desired.hash
@@ -260,6 +282,12 @@ export function remember(
       if (!result) return { memory: withFight(prev.applied, action.fight.state) }
       const corrected = fightStep(action.fight.state, { type: 'corrected', now }, opts)
       return { memory: withFight(appliedOf(result), corrected.state), corrected }
+    }
+    case 'strip': {
+      // Our fields are as they were: the memory of our apply stays.
+      if (!result) return { memory: withFight(prev.applied, action.fight.state) }
+      const corrected = fightStep(action.fight.state, { type: 'corrected', now }, opts)
+      return { memory: withFight(prev.applied, corrected.state), corrected }
     }
   }
 }

@@ -25,6 +25,8 @@ import { objectKey, refOf } from '../api/identity.ts'
 import { dryRunDiff } from '../apply/diff.ts'
 import { desiredObject, planObject, pruneActions } from '../apply/plan.ts'
 import { DEFAULT_FIGHT_OPTIONS } from '../apply/fight.ts'
+import { type ComponentTable, DEFAULT_COMPONENTS } from '../api/writers.ts'
+import { additionWriters } from '../drift/additions.ts'
 import type { IdentifiedObject } from '../api/meta.ts'
 import { ObjectClient } from '../kube/objects.ts'
 import {
@@ -159,7 +161,10 @@ export async function diffInstance(client: KubeClient, ref: InstanceName): Promi
   const instanceRef = formatInstanceRef(ref)
   const owner: InstanceIdentity = { namespace: ref.namespace, name: ref.name, uid }
   const entries: DiffEntry[] = []
-  for (const desired of rendered.objects) entries.push(await checkObject(objects, desired, ignore, owner))
+  // As the reconciler does under revert and strict: other writers' additions are drift too (docs/writers.md).
+  const guarded = rendered.mode === 'revert' || rendered.mode === 'strict'
+  const plan = { owner, ignore, ...(guarded ? { components: DEFAULT_COMPONENTS } : {}) }
+  for (const desired of rendered.objects) entries.push(await checkObject(objects, desired, plan))
   const renderedKeys = new Set(rendered.objects.map((o) => objectKey(refOf(o))))
   const kinds = new Set(rendered.objects.map((o) => trackedKind(o.apiVersion, o.kind)))
   for (const tracked of recordedKinds(instance)) {
@@ -179,9 +184,9 @@ export async function diffInstance(client: KubeClient, ref: InstanceName): Promi
 async function checkObject(
   objects: ObjectClient,
   rendered: IdentifiedObject,
-  ignore: CompiledIgnore,
-  owner: InstanceIdentity,
+  plan: { readonly owner: InstanceIdentity; readonly ignore: CompiledIgnore; readonly components?: ComponentTable },
 ): Promise<DiffEntry> {
+  const { ignore } = plan
   const desired = desiredObject(rendered)
   const entry = (state: DiffState, changes: readonly DiffChange[] = [], message?: string): DiffEntry => ({
     ...desired.ref,
@@ -200,7 +205,7 @@ async function checkObject(
   // Nothing is remembered here, so the look is a conflict, a release, a check,
   // or unchanged when the live object proves our apply a no-op without asking
   // (drift/apply-noop.ts): the same answer an equal dry-run would give.
-  const look = planObject(desired, withKind, {}, { owner, ignore, now: Date.now(), fight: DEFAULT_FIGHT_OPTIONS })
+  const look = planObject(desired, withKind, {}, { ...plan, now: Date.now(), fight: DEFAULT_FIGHT_OPTIONS })
   switch (look.type) {
     case 'conflict':
       return entry(
@@ -212,6 +217,14 @@ async function checkObject(
       return entry('missing', [], `being deleted since ${live.metadata.deletionTimestamp}`)
     case 'unchanged':
       return entry('in-sync')
+    case 'strip':
+      return entry(
+        'drifted',
+        look.additions.map((a) => ({ path: a.path, pointer: a.pointer, kind: 'added' as const })),
+        `added by field manager ${additionWriters(look.additions)
+          .map((w) => JSON.stringify(w))
+          .join(', ')}, which the Template does not render; the reconciler removes them`,
+      )
     case 'check':
       break
     default:

@@ -147,7 +147,8 @@ export class InstanceReconciler {
     const guarded = mode === 'revert' || mode === 'strict'
     deps.drift.setOwnerKeys(key, guarded ? tracked : [])
     const nowMs = record.now.getTime()
-    const input = { key, owner, ignore: deps.ignore.enforced(template).ignore, nowMs, fight: this.fight, tracked, guarded }
+    const ignore = deps.ignore.enforced(template).ignore
+    const input = { key, owner, ignore, nowMs, fight: this.fight, tracked, guarded, ...(guarded ? { components: deps.components } : {}) }
     const objects = await steps.syncObjects(desired, input, { ...deps, live: this.live }, memory, record)
     if (!objects.applied) return record.flush(template, objects.result)
     const refs = desired.map((d) => d.ref)

@@ -8,6 +8,7 @@
 
 import type { KubeObject, ManagedFieldsEntry } from '../api/meta.ts'
 import { isOwnApplyEntry } from '../drift/apply-noop.ts'
+import { type ComponentTable, writerOfManager } from '../api/writers.ts'
 import { deepFreeze } from '../kube/freeze.ts'
 
 type FieldSet = NonNullable<ManagedFieldsEntry['fieldsV1']>
@@ -50,11 +51,24 @@ export function slimManagedFields<T extends KubeObject>(obj: KubeObject): T {
   return withEntries<T>(obj, slimEntry)
 }
 
-/** For a drift cache: slimManagedFields, except that our Apply entry keeps its apiVersion and (interned) field set. */
-export function driftCacheTransform(interner: FieldSetInterner): <T extends KubeObject>(obj: KubeObject) => T {
-  return <T extends KubeObject>(obj: KubeObject): T =>
-    withEntries<T>(obj, (f) => {
-      if (!isOwnApplyEntry(f) || f.fieldsV1 === undefined) return slimEntry(f)
+/**
+ * For a drift cache: slimManagedFields, except that our Apply entry keeps its
+ * apiVersion and (interned) field set; and while another writer (neither us
+ * nor a component) owns fields of the main resource, every entry of the main
+ * resource keeps its set, so that its additions can be told from what we and
+ * the components own (../drift/additions.ts). At rest no such writer is
+ * there, and the cache holds no more than before.
+ */
+export function driftCacheTransform(interner: FieldSetInterner, components: ComponentTable): <T extends KubeObject>(obj: KubeObject) => T {
+  return <T extends KubeObject>(obj: KubeObject): T => {
+    const entries = obj.metadata?.managedFields ?? []
+    const foreign = entries.some((f) => mainResource(f) && f.fieldsV1 !== undefined && writerOfManager(f.manager, components) === 'other')
+    return withEntries<T>(obj, (f) => {
+      const keep = isOwnApplyEntry(f) || (foreign && mainResource(f))
+      if (!keep || f.fieldsV1 === undefined) return slimEntry(f)
       return { ...slimEntry(f), ...(f.apiVersion ? { apiVersion: f.apiVersion } : {}), fieldsV1: interner.intern(f.fieldsV1) }
     })
+  }
 }
+
+const mainResource = (f: ManagedFieldsEntry): boolean => (f.subresource ?? '') === ''

@@ -12,6 +12,7 @@ import type { Logger } from 'pino'
 import type { Template } from '../api/template.ts'
 import type { TemplateInstance } from '../api/templateinstance.ts'
 import { LABEL_INSTANCE_UID } from '../api/names.ts'
+import { type ComponentTable, DEFAULT_COMPONENTS } from '../api/writers.ts'
 import { type GrantRefusal, grantRefusalOf, sameTemplateValidity } from '../api/conditions.ts'
 import type { KubeClient } from '../kube/client.ts'
 import { RestMapper } from '../kube/discovery.ts'
@@ -49,6 +50,8 @@ export interface ManagerOptions {
   resyncMs?: number
   /** At start, how long instance workers wait for the drift caches of the kinds the instances already track. */
   driftSyncWaitMs?: number
+  /** The cluster's components (docs/writers.md); DEFAULT_COMPONENTS when not given. */
+  components?: ComponentTable
   now?: () => Date
 }
 
@@ -101,7 +104,9 @@ export class Manager {
     this.registry = opts.registry ?? new MetricsRegistry()
     const mapper = new RestMapper(client)
     const objects = new ObjectClient(client, mapper)
-    const watchDeps = { client, mapper, onRecover: (what: string, detail: string): void => log.warn({ recovery: what }, detail) }
+    const components = opts.components ?? DEFAULT_COMPONENTS
+    const onRecover = (what: string, detail: string): void => log.warn({ recovery: what }, detail)
+    const watchDeps = { client, mapper, onRecover, components }
     ;({ templates: this.templates, instances: this.instances, namespaces: this.namespaces } = primaryCaches(watchDeps))
     this.instanceQueue = new WorkQueue<string>({ name: 'templateinstances', registry: this.registry })
     this.templateQueue = new WorkQueue<string>({ name: 'templates', registry: this.registry })
@@ -152,6 +157,7 @@ export class Manager {
       events: opts.events,
       log,
       now,
+      components,
       ...(opts.instanceOptions ? { options: opts.instanceOptions } : {}),
     })
     this.templateReconciler = new TemplateReconciler({

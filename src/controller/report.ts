@@ -77,7 +77,11 @@ export function eventsFor(set: readonly ChangeSetEntry[], fight: FightOptions): 
         const after = e.resumed
           ? ` (after a ${formatDuration(e.resumed.waitedMs)} backoff${e.resumed.manager ? `: field manager "${e.resumed.manager}" keeps changing it` : ''})`
           : ''
-        out.push({ type: 'Normal', reason: 'Reverted', message: `reverted drift in ${what}: ${paths}${more}${after}` })
+        const writers = e.writers.map((w) => `"${w}"`).join(', ')
+        const message = e.removed
+          ? `removed from ${what} what the Template does not render: ${paths}${more}, added by field manager ${writers}${after}`
+          : `reverted drift in ${what}: ${paths}${more}${writers ? `, changed by field manager ${writers}` : ''}${after}`
+        out.push({ type: 'Normal', reason: 'Reverted', message })
         break
       }
       case 'failed':

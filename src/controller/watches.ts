@@ -8,6 +8,7 @@
 import type { Template } from '../api/template.ts'
 import type { TemplateInstance } from '../api/templateinstance.ts'
 import { GROUP, LABEL_INSTANCE_UID, VERSION } from '../api/names.ts'
+import type { ComponentTable } from '../api/writers.ts'
 import type { KubeObject } from '../api/meta.ts'
 import { parseCollectionKey, parseObjectKey } from '../api/identity.ts'
 import { parseTrackedKind } from '../api/templateinstance-kinds.ts'
@@ -27,6 +28,8 @@ export interface WatchDeps {
   readonly mapper: RestMapper
   /** Called when a watch had to recover (a relist, a reconnect). */
   readonly onRecover: (what: string, detail: string) => void
+  /** Whose field sets the drift caches need to tell another writer's additions (docs/writers.md). */
+  readonly components: ComponentTable
 }
 
 export interface PrimaryCaches {
@@ -80,9 +83,9 @@ export interface DriftEvents {
 }
 
 /** One label-selected watch per rendered kind ("apps/v1/Deployment"), indexed by the owner's UID. */
-export function driftWatches({ client, mapper, onRecover }: WatchDeps, on: DriftEvents): WatchRegistry {
+export function driftWatches({ client, mapper, onRecover, components }: WatchDeps, on: DriftEvents): WatchRegistry {
   // One for every drift cache: the objects of one Template share a field set whatever their kind.
-  const transform = driftCacheTransform(new FieldSetInterner())
+  const transform = driftCacheTransform(new FieldSetInterner(), components)
   return new WatchRegistry(async (gvk) => {
     const { apiVersion, kind } = parseTrackedKind(gvk)
     const m = await mapper.mapping(apiVersion, kind)

@@ -3,12 +3,10 @@
 // patch is guarded by a test, so a concurrent change of the list is never
 // overwritten (the request fails with 422 and the caller reads again).
 
-/** One JSON patch operation (RFC 6902). */
-export interface JsonPatchOp {
-  readonly op: 'add' | 'remove' | 'test' | 'replace'
-  readonly path: string
-  readonly value?: unknown
-}
+import type { JsonPatchOp } from '../api/patch.ts'
+
+export type { JsonPatchOp } from '../api/patch.ts'
+export { testResourceVersion } from '../api/patch.ts'
 
 /** Operations that add `finalizer` to a list that lacks it; none when it is there. */
 export function addFinalizerOps(finalizers: readonly string[] | undefined, finalizer: string): JsonPatchOp[] {
@@ -26,9 +24,4 @@ export function removeFinalizerOps(finalizers: readonly string[] | undefined, fi
     { op: 'test', path: `/metadata/finalizers/${idx}`, value: finalizer },
     { op: 'remove', path: `/metadata/finalizers/${idx}` },
   ]
-}
-
-/** A test of the resourceVersion: the patch applies to exactly the version it was made for. */
-export function testResourceVersion(resourceVersion: string | undefined): JsonPatchOp {
-  return { op: 'test', path: '/metadata/resourceVersion', value: resourceVersion }
 }

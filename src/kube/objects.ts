@@ -8,7 +8,7 @@ import type { KubeClient, Query } from './client.ts'
 import { CONTENT_APPLY, CONTENT_JSON_PATCH } from './client.ts'
 import { isNotFound } from './errors.ts'
 import { type RestMapper, type ResourceMapping, resourcePath } from './discovery.ts'
-import { removeFinalizerOps } from './finalizers.ts'
+import { type JsonPatchOp, removeFinalizerOps } from './finalizers.ts'
 
 export interface ApplyOptions {
   fieldManager: string
@@ -62,6 +62,12 @@ export class ObjectClient {
     const query: Query = { fieldManager: opts.fieldManager, force: opts.force ?? true }
     if (opts.dryRun) query.dryRun = 'All'
     return this.client.request<IdentifiedObject>('PATCH', path, { body: obj, contentType: CONTENT_APPLY, query })
+  }
+
+  /** A JSON patch (RFC 6902) of the object under `fieldManager`; the object as stored after it. */
+  async jsonPatch(ref: ObjectRef, ops: readonly JsonPatchOp[], fieldManager: string): Promise<IdentifiedObject> {
+    const path = await this.path(ref)
+    return this.client.request<IdentifiedObject>('PATCH', path, { body: ops, contentType: CONTENT_JSON_PATCH, query: { fieldManager } })
   }
 
   /** Deletes an object; a missing object is not an error. Returns false when it was already gone. */

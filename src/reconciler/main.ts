@@ -17,6 +17,7 @@ import { logTo } from '../telemetry/log.ts'
 import { createProcessRegistry } from '../telemetry/metrics.ts'
 import { createRenderPipeline, createTemplateValidator } from './wiring.ts'
 import { createHelmSupport } from './helm.ts'
+import { COMPONENT_FLAGS, type ComponentTable, componentTableFrom } from '../api/writers.ts'
 
 export interface ReconcilerConfig {
   kubeconfig: string | undefined
@@ -33,6 +34,8 @@ export interface ReconcilerConfig {
   correctionBackoffMaxMs: number
   /** host[:port] of OCI chart registries reached over plain HTTP instead of HTTPS. */
   helmPlainHttpRegistries: string[]
+  /** The cluster's components, whose additions to rendered objects are theirs (docs/writers.md). */
+  components: ComponentTable
 }
 
 export class ReconcilerConfigError extends Error {}
@@ -60,6 +63,7 @@ const FLAGS = {
     help: 'comma-separated host[:port] of OCI chart registries spoken to over plain HTTP (default none)',
   },
   'log-level': { env: 'TEMPLATE_SYNC_LOG_LEVEL', help: 'fatal, error, warn, info, debug, trace or silent (default info)' },
+  ...COMPONENT_FLAGS,
 } as const
 
 export function reconcilerUsage(): string {
@@ -114,6 +118,7 @@ export function parseReconcilerConfig(argv: readonly string[], env: Readonly<Rec
       .split(',')
       .map((h) => h.trim())
       .filter((h) => h !== ''),
+    components: componentTableFrom(get),
   }
 }
 
@@ -213,6 +218,7 @@ export async function runReconciler(options: RunReconcilerOptions): Promise<numb
           registry,
           workers: config.workers,
           instanceOptions: { correctionBackoffMaxMs: config.correctionBackoffMaxMs },
+          components: config.components,
         })
         const m = manager
         signal.addEventListener('abort', () => void m.shutdown(), { once: true })

@@ -4,6 +4,7 @@
 
 import { parseArgs } from 'node:util'
 import { parseMemoryQuantity } from './sizing.ts'
+import { COMPONENT_FLAGS, type ComponentTable, componentTableFrom, DEFAULT_COMPONENTS } from '../api/writers.ts'
 
 export const LOG_LEVELS = Object.freeze(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const)
 export type LogLevel = (typeof LOG_LEVELS)[number]
@@ -20,6 +21,8 @@ export interface WebhookConfig {
   readonly healthPort: number
   /** Exact usernames whose writes are never judged (the reconciler's service accounts). */
   readonly operatorUsernames: readonly string[]
+  /** The cluster's components, which may write what a Template does not render (docs/writers.md). */
+  readonly components: ComponentTable
   readonly logLevel: LogLevel
   readonly drainMs: number
   /** PEM bundle of the CA that signs the API server's client certificate; set: clients must present one. */
@@ -52,6 +55,7 @@ export const DEFAULT_WEBHOOK_CONFIG: WebhookConfig = Object.freeze({
   healthHost: '0.0.0.0',
   healthPort: 8081,
   operatorUsernames: Object.freeze([]) as readonly string[],
+  components: DEFAULT_COMPONENTS,
   logLevel: 'info' as LogLevel,
   drainMs: 5_000,
   clientNames: Object.freeze([]) as readonly string[],
@@ -95,6 +99,7 @@ const SETTINGS = {
     help: 'memory limit of the container (bytes, or 256Mi); sizes the body budget and the connection cap',
   },
   'max-connections': { env: 'TEMPLATE_SYNC_WEBHOOK_MAX_CONNECTIONS', help: 'open connections at most (default: from the memory limit)' },
+  ...COMPONENT_FLAGS,
 } as const
 
 type SettingName = keyof typeof SETTINGS
@@ -214,6 +219,7 @@ export function parseWebhookConfig(argv: readonly string[], env: Readonly<Record
     healthHost: get('health-address') ?? host,
     healthPort: healthPortText === undefined ? d.healthPort : port(healthPortText, 'health port'),
     operatorUsernames: Object.freeze([...new Set(users)]),
+    components: componentTableFrom(get),
     logLevel: level as LogLevel,
     drainMs: Math.round(drainSeconds * 1000),
   })

@@ -22,6 +22,7 @@
 //   that contain a run of 16 digits pay for it.
 
 import { randomInt } from 'node:crypto'
+import { MANAGED_FIELDS_TEXT } from '../admission/managed-fields.ts'
 
 /**
  * Deepest nesting accepted. The API server encodes objects with Go's
@@ -209,14 +210,18 @@ function endOfArray(text: string, open: number): number {
   return -1
 }
 
-// A number no request can predict: where it lands after parsing proves where a cut was made.
-// No run of 16 digits in it, so it does not send the body down the lossless path.
-const SENTINEL_TEXT = `-${randomInt(1_000_000, 10_000_000)}.${randomInt(1_000_000, 10_000_000)}e-${randomInt(100, 300)}`
-const SENTINEL = Number(SENTINEL_TEXT)
+// Numbers no request can predict, one per cut: where each lands after parsing
+// proves where that cut was made. No run of 16 digits in them, so they do not
+// send the body down the lossless path.
+const sentinelText = (): string => `-${randomInt(1_000_000, 10_000_000)}.${randomInt(1_000_000, 10_000_000)}e-${randomInt(100, 300)}`
+const SENTINEL_TEXTS: readonly string[] = [sentinelText(), sentinelText()]
+const SENTINELS: readonly number[] = SENTINEL_TEXTS.map(Number)
 
 interface Elided {
   readonly text: string
   readonly cuts: number
+  /** The arrays cut out, in order: kept as text, parsed only when a decision needs one. */
+  readonly arrays: readonly string[]
 }
 
 /**
@@ -228,19 +233,21 @@ export function elideManagedFields(text: string, maxCuts = 2): Elided | undefine
   let at = text.indexOf(MANAGED_FIELDS)
   if (at < 0) return undefined
   const parts: string[] = []
+  const arrays: string[] = []
   let from = 0
   let cuts = 0
-  while (at >= 0 && cuts < maxCuts) {
+  while (at >= 0 && cuts < Math.min(maxCuts, SENTINEL_TEXTS.length)) {
     const open = at + MANAGED_FIELDS.length - 1
     const end = endOfArray(text, open)
     if (end < 0) return undefined
-    parts.push(text.slice(from, open), SENTINEL_TEXT)
+    parts.push(text.slice(from, open), SENTINEL_TEXTS[cuts] as string)
+    arrays.push(text.slice(open, end))
     cuts++
     from = end
     at = text.indexOf(MANAGED_FIELDS, end)
   }
   parts.push(text.slice(from))
-  return { text: parts.join(''), cuts }
+  return { text: parts.join(''), cuts, arrays }
 }
 
 export type Rec = Record<string, unknown>
@@ -255,13 +262,21 @@ function reviewMetadata(parsed: unknown): (Rec | undefined)[] {
 
 /**
  * True when every cut landed at the managedFields of one of `metas`; those
- * are then set to undefined (absent to every reader), keeping the objects' shape.
+ * are then set to undefined (absent to every reader), keeping the objects'
+ * shape, and the cut text is kept beside them, out of sight of every reader
+ * but storedManagedFields (src/admission/managed-fields.ts).
  */
-function restoreCuts(metas: readonly (Rec | undefined)[], cuts: number): boolean {
-  let found = 0
-  for (const meta of metas) if (meta !== undefined && Object.hasOwn(meta, 'managedFields') && meta.managedFields === SENTINEL) found++
-  if (found !== cuts) return false
-  for (const meta of metas) if (meta !== undefined && meta.managedFields === SENTINEL) meta.managedFields = undefined
+function restoreCuts(metas: readonly (Rec | undefined)[], elided: Elided): boolean {
+  const at = (meta: Rec | undefined): number =>
+    meta !== undefined && Object.hasOwn(meta, 'managedFields') ? SENTINELS.indexOf(meta.managedFields as number) : -1
+  const found = new Set(metas.map(at).filter((i) => i >= 0 && i < elided.cuts))
+  if (found.size !== elided.cuts) return false
+  for (const meta of metas) {
+    const i = at(meta)
+    if (meta === undefined || i < 0) continue
+    meta.managedFields = undefined
+    Object.defineProperty(meta, MANAGED_FIELDS_TEXT, { value: elided.arrays[i], enumerable: false })
+  }
   return true
 }
 
@@ -341,7 +356,7 @@ export function parseWithoutManagedFields(
     } catch {
       parsed = undefined
     }
-    if (parsed !== undefined && restoreCuts(metasOf(parsed), elided.cuts)) return parsed
+    if (parsed !== undefined && restoreCuts(metasOf(parsed), elided)) return parsed
   }
   check?.(text)
   return parse(text)

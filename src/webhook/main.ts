@@ -90,7 +90,7 @@ export async function runWebhook(options: RunWebhookOptions): Promise<number> {
     server = await startWebhookServer({
       client,
       log,
-      config: { operatorUsernames: config.operatorUsernames },
+      config: { operatorUsernames: config.operatorUsernames, components: config.components },
       certDir: config.certDir,
       certFile: config.certFile,
       keyFile: config.keyFile,

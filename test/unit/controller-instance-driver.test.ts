@@ -7,6 +7,7 @@ import pino from 'pino'
 import type { Template } from '../../src/api/template.ts'
 import type { TemplateInstance } from '../../src/api/templateinstance.ts'
 import { FINALIZER_INSTANCE } from '../../src/api/names.ts'
+import { DEFAULT_COMPONENTS } from '../../src/api/writers.ts'
 import { InstanceReconciler, type InstanceSteps } from '../../src/controller/instance.ts'
 import type { RenderPipeline } from '../../src/controller/pipeline.ts'
 import type { WatchRegistry } from '../../src/controller/registry.ts'
@@ -101,6 +102,7 @@ function world(opts: { steps?: Partial<InstanceSteps>; inst?: TemplateInstance; 
     events: { normal: (_o, r) => events.push(r), warning: (_o, r) => events.push(r) },
     log: pino({ level: 'silent' }),
     now: () => new Date('2026-01-01T00:00:00Z'),
+    components: DEFAULT_COMPONENTS,
     steps,
   })
   return { calls, requests, events, released, reconciler }

@@ -4,10 +4,11 @@
 import t from 'tap'
 import type { KubeObject } from '../../src/api/meta.ts'
 import { driftCacheTransform, FieldSetInterner, slimManagedFields } from '../../src/controller/managed-fields-slim.ts'
+import { DEFAULT_COMPONENTS } from '../../src/api/writers.ts'
 
 const fields = () => ({ 'f:data': { '.': {}, 'f:a': {} }, 'f:metadata': { 'f:labels': { '.': {}, 'f:x': {} } } })
 
-function object(name: string, set: Record<string, unknown> = fields()): KubeObject {
+function object(name: string, set: Record<string, unknown> = fields(), otherManager = 'kube-controller-manager'): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
@@ -19,7 +20,7 @@ function object(name: string, set: Record<string, unknown> = fields()): KubeObje
         { manager: 'template-sync', operation: 'Apply', apiVersion: 'v1', time: 't1', subresource: 'status', fieldsV1: { 'f:status': {} } },
         { manager: 'template-sync', operation: 'Update', apiVersion: 'v1', time: 't0', fieldsV1: { 'f:metadata': {} } },
         {
-          manager: 'kubectl-edit',
+          manager: otherManager,
           operation: 'Update',
           apiVersion: 'v1',
           time: 't2',
@@ -38,7 +39,7 @@ t.test('slimManagedFields keeps who wrote and when, no field set', async (t) => 
     { manager: 'template-sync', operation: 'Apply', time: 't1' },
     { manager: 'template-sync', operation: 'Apply', time: 't1', subresource: 'status' },
     { manager: 'template-sync', operation: 'Update', time: 't0' },
-    { manager: 'kubectl-edit', operation: 'Update', time: 't2' },
+    { manager: 'kube-controller-manager', operation: 'Update', time: 't2' },
   ])
   const bare = { metadata: { name: 'x' } } as KubeObject
   t.equal(slimManagedFields(bare), bare, 'nothing to slim')
@@ -46,20 +47,29 @@ t.test('slimManagedFields keeps who wrote and when, no field set', async (t) => 
 
 t.test('the drift transform keeps only our Apply entry`s field set, interned and frozen', async (t) => {
   const interner = new FieldSetInterner()
-  const transform = driftCacheTransform(interner)
+  const transform = driftCacheTransform(interner, DEFAULT_COMPONENTS)
   const a = transform<KubeObject>(object('a'))
   const b = transform<KubeObject>(object('b'))
   const [ours, status, update, other] = a.metadata?.managedFields ?? []
   t.same(ours, { manager: 'template-sync', operation: 'Apply', time: 't1', apiVersion: 'v1', fieldsV1: fields() })
   t.same(status, { manager: 'template-sync', operation: 'Apply', time: 't1', subresource: 'status' }, 'not a subresource entry')
   t.same(update, { manager: 'template-sync', operation: 'Update', time: 't0' }, 'not our Update entry')
-  t.same(other, { manager: 'kubectl-edit', operation: 'Update', time: 't2' }, 'not another manager`s')
+  t.same(other, { manager: 'kube-controller-manager', operation: 'Update', time: 't2' }, 'not a component`s')
   t.equal(b.metadata?.managedFields?.[0]?.fieldsV1, ours?.fieldsV1, 'one object for identical sets')
   const kept = (ours?.fieldsV1 ?? {}) as Record<string, object>
   t.ok(Object.isFrozen(kept) && Object.isFrozen(kept['f:data']), 'deep-frozen')
   const c = transform<KubeObject>(object('c', { 'f:data': { '.': {}, 'f:other': {} } }))
   t.not(c.metadata?.managedFields?.[0]?.fieldsV1, ours?.fieldsV1)
   t.equal(interner.size, 2)
+})
+
+t.test('while another writer owns fields, every entry of the main resource keeps its set', async (t) => {
+  const transform = driftCacheTransform(new FieldSetInterner(), DEFAULT_COMPONENTS)
+  const [ours, status, update, other] = transform<KubeObject>(object('a', fields(), 'kubectl-edit')).metadata?.managedFields ?? []
+  t.same(ours?.fieldsV1, fields())
+  t.equal(status?.fieldsV1, undefined, 'a status entry owns nothing that is drift')
+  t.same(update?.fieldsV1, { 'f:metadata': {} })
+  t.same(other?.fieldsV1, { 'f:data': { 'f:b': {} } }, 'the writer whose additions are looked for')
 })
 
 t.test('past its bound the interner keeps no more sets; each object keeps its own', async (t) => {

@@ -152,8 +152,15 @@ t.test('Events name what happened to each object, paths but never values', async
   const set: ChangeSetEntry[] = [
     { action: 'created', ref: cm },
     { action: 'updated', ref: cm },
-    { action: 'corrected', ref: cm, changes: changes.slice(0, 2) },
-    { action: 'corrected', ref: cm, changes, resumed: { waitedMs: 1500, manager: 'fighter' } },
+    { action: 'corrected', ref: cm, changes: changes.slice(0, 2), writers: ['kubectl-edit'] },
+    { action: 'corrected', ref: cm, changes, writers: ['fighter'], resumed: { waitedMs: 1500, manager: 'fighter' } },
+    {
+      action: 'corrected',
+      ref: cm,
+      changes: [{ pointer: '/metadata/labels/extra', path: 'metadata.labels.extra', kind: 'added' }],
+      writers: ['kubectl-label', 'kubectl-edit'],
+      removed: true,
+    },
     { action: 'pruned', ref: cm },
     { action: 'released', ref: cm },
     { action: 'failed', ref: cm, error: objectError(cm, 'delete', new Error('forbidden')) },
@@ -165,13 +172,23 @@ t.test('Events name what happened to each object, paths but never values', async
   t.same(eventsFor(set, DEFAULT_FIGHT_OPTIONS), [
     { type: 'Normal', reason: 'Created', message: 'created ConfigMap team-a/cfg' },
     { type: 'Normal', reason: 'Updated', message: 'updated ConfigMap team-a/cfg' },
-    { type: 'Normal', reason: 'Reverted', message: 'reverted drift in ConfigMap team-a/cfg: data.k0, data.k1' },
+    {
+      type: 'Normal',
+      reason: 'Reverted',
+      message: 'reverted drift in ConfigMap team-a/cfg: data.k0, data.k1, changed by field manager "kubectl-edit"',
+    },
     {
       type: 'Normal',
       reason: 'Reverted',
       message:
         'reverted drift in ConfigMap team-a/cfg: data.k0, data.k1, data.k2, data.k3, data.k4, data.k5, data.k6, data.k7, data.k8, data.k9 and 2 more' +
-        ' (after a 1.5s backoff: field manager "fighter" keeps changing it)',
+        ', changed by field manager "fighter" (after a 1.5s backoff: field manager "fighter" keeps changing it)',
+    },
+    {
+      type: 'Normal',
+      reason: 'Reverted',
+      message:
+        'removed from ConfigMap team-a/cfg what the Template does not render: metadata.labels.extra, added by field manager "kubectl-label", "kubectl-edit"',
     },
     { type: 'Normal', reason: 'Pruned', message: 'deleted ConfigMap team-a/cfg: no longer rendered' },
     { type: 'Normal', reason: 'ObjectDeleted', message: 'ConfigMap team-a/cfg was deleted outside template-sync; it will be re-created' },
@@ -201,8 +218,8 @@ t.test('one Event per pass names every object created, updated, pruned or let go
   const names = Array.from({ length: 23 }, (_, i) => `c${i}`)
   const set: ChangeSetEntry[] = [
     ...['a', 'b', 'c', 'd', 'e'].map((n): ChangeSetEntry => ({ action: 'created', ref: ref(n) })),
-    { action: 'corrected', ref: ref('x'), changes: [{ pointer: '/data/k', path: 'data.k', kind: 'changed' }] },
-    { action: 'corrected', ref: ref('y'), changes: [{ pointer: '/data/j', path: 'data.j', kind: 'removed' }] },
+    { action: 'corrected', ref: ref('x'), changes: [{ pointer: '/data/k', path: 'data.k', kind: 'changed' }], writers: ['w'] },
+    { action: 'corrected', ref: ref('y'), changes: [{ pointer: '/data/j', path: 'data.j', kind: 'removed' }], writers: ['w'] },
     ...names.map((n): ChangeSetEntry => ({ action: 'pruned', ref: ref(n) })),
     { action: 'released', ref: ref('r1') },
     { action: 'released', ref: ref('r2') },
@@ -214,8 +231,8 @@ t.test('one Event per pass names every object created, updated, pruned or let go
       reason: 'Created',
       message: 'created 5 objects: ConfigMap team-a/a, ConfigMap team-a/b, ConfigMap team-a/c, ConfigMap team-a/d, ConfigMap team-a/e',
     },
-    { type: 'Normal', reason: 'Reverted', message: 'reverted drift in ConfigMap team-a/x: data.k' },
-    { type: 'Normal', reason: 'Reverted', message: 'reverted drift in ConfigMap team-a/y: data.j' },
+    { type: 'Normal', reason: 'Reverted', message: 'reverted drift in ConfigMap team-a/x: data.k, changed by field manager "w"' },
+    { type: 'Normal', reason: 'Reverted', message: 'reverted drift in ConfigMap team-a/y: data.j, changed by field manager "w"' },
     {
       type: 'Normal',
       reason: 'Pruned',

@@ -164,3 +164,17 @@ caBundle: {{ . }}
 {{- end }}
 
 {{- define "template-sync.webhookClientCaName" -}}{{ include "template-sync.webhookName" . }}-client-ca{{- end }}
+
+{{/* The cluster's components (writers.components plus writers.extraComponents) as process flags, for both Deployments. */}}
+{{- define "template-sync.componentArgs" -}}
+{{- $c := .Values.writers.components }}
+{{- $x := .Values.writers.extraComponents }}
+- --component-users
+- {{ concat $c.users $x.users | uniq | join "," | quote }}
+- --component-user-prefixes
+- {{ concat $c.userPrefixes $x.userPrefixes | uniq | join "," | quote }}
+- --component-groups
+- {{ concat $c.groups $x.groups | uniq | join "," | quote }}
+- --component-managers
+- {{ concat $c.managers $x.managers | uniq | join "," | quote }}
+{{- end }}

@@ -25,11 +25,15 @@ import {
   type PlanContext,
   planObject,
   pruneActions,
+  lastOtherManager,
   type Release,
   remember,
   settle,
+  type Strip,
 } from '../../apply/plan.ts'
+import { additionWriters } from '../../drift/additions.ts'
 import { prune, release } from '../../apply/prune.ts'
+import type { ComponentTable } from '../../api/writers.ts'
 import type { CompiledIgnore } from '../../fieldpath/compile.ts'
 import type { ObjectClient } from '../../kube/objects.ts'
 import type { LiveObjects } from '../live.ts'
@@ -59,6 +63,8 @@ export interface ObjectsInput {
   readonly tracked: readonly string[]
   /** revert or strict: the drift caches answer the prune's list. */
   readonly guarded: boolean
+  /** Set under revert and strict: other writers' additions are removed, except those of these components. */
+  readonly components?: ComponentTable
 }
 
 /** What the objects step did: applied and pruned (clean: nothing left undone), or stopped, and when to come back. */
@@ -74,7 +80,13 @@ export async function syncObjects(
   memory: InstanceMemory,
   record: InstanceRecord,
 ): Promise<ObjectsOutcome> {
-  const ctx: PlanContext = { owner: input.owner, ignore: input.ignore, now: input.nowMs, fight: input.fight }
+  const ctx: PlanContext = {
+    owner: input.owner,
+    ignore: input.ignore,
+    now: input.nowMs,
+    fight: input.fight,
+    ...(input.components ? { components: input.components } : {}),
+  }
   const look = (d: DesiredObject, live: IdentifiedObject | undefined): FirstLook => {
     const l = planObject(d, live, remembered(memory, d.key), ctx)
     if (l.type === 'unchanged') keep(memory, record, l, undefined, input.nowMs, input.fight)
@@ -131,6 +143,8 @@ type Gated =
   | {
       readonly passed: true
       readonly checks: readonly Check[]
+      /** Objects with other writers' additions to remove; they need no dry-run. */
+      readonly strips: readonly Strip[]
       readonly answers: ReadonlyMap<string, DryRunAnswer>
       readonly released: number
     }
@@ -177,7 +191,11 @@ async function gate(
     )
     if (result.ok) for (const [k, answer] of result.answers) if (!found.some((c) => c.desired.key === k)) answers.set(k, answer)
     if (found.length === 0) {
-      if (result.ok) return { passed: true, checks: looks.filter((l): l is Check => l.type === 'check'), answers, released: released.size }
+      if (result.ok) {
+        const checks = looks.filter((l): l is Check => l.type === 'check')
+        const strips = looks.filter((l): l is Strip => l.type === 'strip')
+        return { passed: true, checks, strips, answers, released: released.size }
+      }
       record.changes.push({ action: 'failed', ref: result.failed.ref, error: result.failed })
       record.report(dryRunFailure(result.failed))
       return { passed: false }
@@ -222,7 +240,7 @@ async function applyChanges(
   record: InstanceRecord,
   ctx: PlanContext,
 ): Promise<Set<string>> {
-  const actions: ObjectAction[] = []
+  const actions: ObjectAction[] = [...gated.strips]
   for (const c of gated.checks) {
     const action = settle(c, remembered(memory, c.desired.key), gated.answers.get(c.desired.key), ctx)
     if (action.type === 'wait') record.wake(action.waitMs)
@@ -233,17 +251,23 @@ async function applyChanges(
   const failedKeys = new Set<string>()
   for (const out of await applyActions(deps.objects, actions, () => deps.now().getTime())) {
     const { action } = out
-    if (action.type !== 'create' && action.type !== 'update' && action.type !== 'correct') continue
+    if (action.type !== 'create' && action.type !== 'update' && action.type !== 'correct' && action.type !== 'strip') continue
     const corrected = keep(memory, record, action, out.result, out.at, ctx.fight)
     if (out.error) {
       failedKeys.add(action.desired.key)
       record.changes.push({ action: 'failed', ref: action.desired.ref, error: out.error })
-    } else if (action.type === 'correct') {
+    } else if (action.type === 'correct' || action.type === 'strip') {
       const resumed = corrected?.notice?.kind === 'resumed' ? corrected.notice : undefined
       record.changes.push({
         action: 'corrected',
         ref: action.desired.ref,
-        changes: action.changes,
+        ...(action.type === 'strip'
+          ? {
+              changes: action.additions.map((a) => ({ pointer: a.pointer, path: a.path, kind: 'added' as const })),
+              writers: additionWriters(action.additions),
+              removed: true as const,
+            }
+          : { changes: action.changes, writers: [lastOtherManager(action.live)] }),
         ...(resumed ? { resumed: { waitedMs: resumed.waitedMs, manager: resumed.manager } } : {}),
       })
     } else {
@@ -299,7 +323,8 @@ function keep(
   else memory.applied.delete(key)
   if (kept.fight) memory.fights.set(key, kept.fight)
   else memory.fights.delete(key)
-  const steps = [action.type === 'unchanged' || action.type === 'wait' || action.type === 'correct' ? action.fight : undefined, corrected]
+  const fightOfAction = action.type === 'unchanged' || action.type === 'wait' || action.type === 'correct' || action.type === 'strip'
+  const steps = [fightOfAction ? action.fight : undefined, corrected]
   for (const step of steps) {
     if (step?.recheckMs !== undefined) record.wake(step.recheckMs)
     const notice = step?.notice

@@ -10,6 +10,7 @@ import { DEFAULT_FIGHT_OPTIONS } from '../../apply/fight.ts'
 import type { IgnoreCache } from '../../drift/ignore-cache.ts'
 import type { KubeClient } from '../../kube/client.ts'
 import type { ObjectClient } from '../../kube/objects.ts'
+import type { ComponentTable } from '../../api/writers.ts'
 import type { RenderPipeline } from '../pipeline.ts'
 import type { WatchRegistry } from '../registry.ts'
 
@@ -60,6 +61,8 @@ export interface InstanceDeps {
   events: EventSink
   log: Logger
   now(): Date
+  /** The cluster's components: what they add to a rendered object is theirs (docs/writers.md). */
+  components: ComponentTable
   options?: Partial<InstanceReconcilerOptions>
   /** Replacements of the pass's steps, for tests of the driver's order. */
   steps?: Partial<InstanceSteps>
