@@ -1,5 +1,8 @@
-// A local Kubernetes control plane (etcd + kube-apiserver + kube-controller-manager)
-// built from Go modules by test/cluster/build.sh. Used by `template-sync local`,
+// A local Kubernetes control plane (etcd, kube-apiserver, kube-controller-manager
+// with its default controllers, kube-scheduler, and kwok for simulated nodes)
+// built from Go modules by test/cluster/build.sh. Each component acts under its
+// own identity, as in a cluster: the controllers under their service accounts,
+// the scheduler as system:kube-scheduler, the simulated kubelets as a node. Used by `template-sync local`,
 // the integration tests and the benchmarks. Processes are tracked by pid (never
 // by name) in a record file so that a crashed run's leftovers can be reaped.
 
@@ -21,8 +24,14 @@ export interface ControlPlaneOptions {
   binDir?: string
   /** Work directory; a fresh temporary one when omitted. */
   workDir?: string
-  /** Start kube-controller-manager (namespace deletion, garbage collection). Default true. */
+  /**
+   * Start the cluster's own components: kube-controller-manager (its default
+   * controllers), kube-scheduler and kwok with `nodes` simulated nodes, so that
+   * Deployments roll out, claims bind and Jobs complete. Default true.
+   */
   controllerManager?: boolean
+  /** Simulated nodes (kwok) when the components run. Default 1. */
+  nodes?: number
   /** Limit for each component to become ready. Default 90 s. */
   startTimeoutMs?: number
   /** Progress messages. */
@@ -78,6 +87,64 @@ interface Record_ {
   owner: number
   workDir: string
   pids: Record<string, number>
+}
+
+/** The cluster's own components, started after the API server in this order. */
+const COMPONENTS: readonly string[] = ['kube-controller-manager', 'kube-scheduler', 'kwok']
+
+/** Nodes kwok simulates carry this annotation; it manages no other node. */
+export const KWOK_NODE_ANNOTATION = 'kwok.x-k8s.io/node'
+
+function kubeconfigText(server: string, caPem: string, cert: string, key: string): string {
+  const b64 = (s: string): string => Buffer.from(s).toString('base64')
+  return [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    '- name: local',
+    `  cluster: {server: "${server}", certificate-authority-data: ${b64(caPem)}}`,
+    'users:',
+    '- name: user',
+    `  user: {client-certificate-data: ${b64(cert)}, client-key-data: ${b64(key)}}`,
+    'contexts:',
+    '- name: local',
+    '  context: {cluster: local, user: user}',
+    'current-context: local',
+    '',
+  ].join('\n')
+}
+
+/**
+ * Creates `count` nodes for kwok to simulate (node-0, node-1, ...) and waits
+ * until each reports Ready: pods scheduled there run, Jobs' pods complete.
+ */
+async function startNodes(
+  server: string,
+  tls: { ca: string; cert: string; key: string },
+  count: number,
+  waitFor: (what: string, probe: () => Promise<boolean>) => Promise<void>,
+): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const name = `node-${i}`
+    const node = {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: {
+        name,
+        annotations: { [KWOK_NODE_ANNOTATION]: 'fake', 'node.alpha.kubernetes.io/ttl': '0' },
+        labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', type: 'kwok' },
+      },
+      status: { allocatable: { cpu: '32', memory: '256Gi', pods: '110' }, capacity: { cpu: '32', memory: '256Gi', pods: '110' } },
+    }
+    const created = await post(`${server}/api/v1/nodes`, node, tls)
+    if (created.status !== 201 && created.status !== 409) throw new Error(`creating node ${name}: ${created.status} ${created.body}`)
+    await waitFor(`node ${name} Ready (kwok)`, async () => {
+      const r = await get(`${server}/api/v1/nodes/${name}`, tls)
+      if (r.status !== 200) return false
+      const conditions = (JSON.parse(r.body) as { status?: { conditions?: { type: string; status: string }[] } }).status?.conditions ?? []
+      return conditions.some((c) => c.type === 'Ready' && c.status === 'True')
+    })
+  }
 }
 
 export function defaultBinDir(): string {
@@ -202,9 +269,18 @@ interface Probe {
 }
 
 function get(url: string, tls?: { ca: string; cert?: string; key?: string }): Promise<Probe> {
+  return send('GET', url, undefined, tls)
+}
+
+function post(url: string, body: unknown, tls: { ca: string; cert?: string; key?: string }): Promise<Probe> {
+  return send('POST', url, JSON.stringify(body), tls)
+}
+
+function send(method: string, url: string, body: string | undefined, tls?: { ca: string; cert?: string; key?: string }): Promise<Probe> {
   return new Promise((res) => {
     const u = new URL(url)
-    const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(u, { method: 'GET', timeout: 5000, ...(tls ?? {}) }, (r) => {
+    const headers = body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }
+    const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(u, { method, headers, timeout: 5000, ...(tls ?? {}) }, (r) => {
       let body = ''
       r.setEncoding('utf8')
       r.on('data', (c: string) => (body += c))
@@ -213,7 +289,7 @@ function get(url: string, tls?: { ca: string; cert?: string; key?: string }): Pr
     })
     req.on('timeout', () => req.destroy(new Error('timeout')))
     req.on('error', (e) => res({ status: 0, body: String(e) }))
-    req.end()
+    req.end(body)
   })
 }
 
@@ -324,7 +400,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   const binDir = opts.binDir ?? defaultBinDir()
   const timeout = opts.startTimeoutMs ?? Number(process.env.TEMPLATE_SYNC_START_TIMEOUT_MS ?? 90_000)
   const withKcm = opts.controllerManager ?? true
-  for (const b of ['etcd', 'kube-apiserver', ...(withKcm ? ['kube-controller-manager'] : [])]) {
+  for (const b of ['etcd', 'kube-apiserver', ...(withKcm ? COMPONENTS : [])]) {
     if (!existsSync(join(binDir, b))) {
       throw new Error(`control plane binary ${join(binDir, b)} is missing: run "npm run cluster:build" (test/cluster/build.sh) first`)
     }
@@ -349,7 +425,14 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     '/CN=kube-apiserver',
     'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\n',
   )
-  issueCert(pki, 'admin', '/O=system:masters/CN=template-sync-admin', 'extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\n')
+  const clientExt = 'extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\n'
+  issueCert(pki, 'admin', '/O=system:masters/CN=template-sync-admin', clientExt)
+  // The components' own identities: bootstrap RBAC authorizes the first two;
+  // the simulated kubelet is a node (system:nodes) with the rights of masters,
+  // since no Node authorizer runs.
+  issueCert(pki, 'controller-manager', '/CN=system:kube-controller-manager', clientExt)
+  issueCert(pki, 'scheduler', '/CN=system:kube-scheduler', clientExt)
+  issueCert(pki, 'kwok', '/O=system:nodes/O=system:masters/CN=system:node:kwok', clientExt)
   openssl(pki, ['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', 'sa.key'])
   openssl(pki, ['pkey', '-in', 'sa.key', '-pubout', '-out', 'sa.pub'])
   const webhookClient = opts.webhookClientCert ? makeWebhookClientCert(pki) : undefined
@@ -392,7 +475,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
 
   const stopAll = async (keepWorkDir = false): Promise<void> => {
     samplePeaks()
-    for (const name of ['kube-controller-manager', 'kube-apiserver', 'etcd']) await stopOne(name)
+    for (const name of [...COMPONENTS].reverse().concat(['kube-apiserver', 'etcd'])) await stopOne(name)
     rmSync(recordFile, { force: true })
     if (!keepWorkDir) rmSync(workDir, { recursive: true, force: true })
   }
@@ -492,11 +575,25 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     )
 
     if (withKcm) {
+      const kubeconfigOf = (user: string): string => {
+        const path = join(workDir, `${user}.kubeconfig`)
+        writeFileSync(
+          path,
+          kubeconfigText(server, caPem, readFileSync(join(pki, `${user}.crt`), 'utf8'), readFileSync(join(pki, `${user}.key`), 'utf8')),
+          {
+            mode: 0o600,
+          },
+        )
+        return path
+      }
       const kcm = launch('kube-controller-manager', [
-        `--kubeconfig=${kubeconfigPath}`,
+        `--kubeconfig=${kubeconfigOf('controller-manager')}`,
         '--leader-elect=false',
         '--secure-port=0',
-        '--controllers=namespace-controller,garbage-collector-controller,serviceaccount-controller,serviceaccount-token-controller,clusterrole-aggregation-controller,root-ca-certificate-publisher-controller',
+        // The default set, as in a cluster; the signer needs the CA's key.
+        '--controllers=*',
+        `--cluster-signing-cert-file=${join(pki, 'ca.crt')}`,
+        `--cluster-signing-key-file=${join(pki, 'ca.key')}`,
         `--service-account-private-key-file=${join(pki, 'sa.key')}`,
         `--root-ca-file=${join(pki, 'ca.crt')}`,
         '--use-service-account-credentials=true',
@@ -512,6 +609,18 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
             .status === 200,
       )
       log(`kube-controller-manager ready after ${Date.now() - t0} ms`)
+      launch('kube-scheduler', [`--kubeconfig=${kubeconfigOf('scheduler')}`, '--leader-elect=false', '--secure-port=0', '--v=1'])
+      const kwok = launch('kwok', [
+        `--kubeconfig=${kubeconfigOf('kwok')}`,
+        `--manage-nodes-with-annotation-selector=${KWOK_NODE_ANNOTATION}=fake`,
+        '--cidr=10.244.0.0/16',
+        '--node-ip=127.0.0.1',
+        '--server-address=127.0.0.1:0',
+      ])
+      await startNodes(server, { ca: caPem, cert: adminCert, key: adminKey }, opts.nodes ?? 1, (what, probe) =>
+        waitFor(what, timeout, kwok, join(workDir, 'kwok.log'), probe),
+      )
+      log(`kube-scheduler and ${opts.nodes ?? 1} simulated node(s) ready after ${Date.now() - t0} ms`)
     }
 
     const startMs = Date.now() - t0
@@ -552,7 +661,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     }
   } catch (err) {
     await stopAll(true)
-    const logs = ['etcd', 'kube-apiserver', 'kube-controller-manager']
+    const logs = ['etcd', 'kube-apiserver', ...COMPONENTS]
       .map((n) => `--- ${n}.log (tail) ---\n${tail(join(workDir, `${n}.log`), 30)}`)
       .join('\n')
     rmSync(workDir, { recursive: true, force: true })

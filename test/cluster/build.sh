@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the local control-plane binaries (kube-apiserver, kube-controller-manager,
-# etcd, helm v3 and v4), the Go template oracle, the Helm engine program and the
+# kube-scheduler, etcd, kwok for simulated nodes, helm v3 and v4), the Go template oracle, the Helm engine program and the
 # test OCI registry from the committed tool modules.
 # Each binary is rebuilt only when the go.sum of its module (and, for programs
 # of our own, their Go sources) changed since the last successful build (the
@@ -40,13 +40,15 @@ build() {
 }
 
 want_all=("$@")
-[[ ${#want_all[@]} -eq 0 ]] && want_all=(etcd kube-apiserver kube-controller-manager helm helm4 helm-engine oci-registry gotemplate-oracle)
+[[ ${#want_all[@]} -eq 0 ]] && want_all=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok helm helm4 helm-engine oci-registry gotemplate-oracle)
 t_all=$SECONDS
 for w in "${want_all[@]}"; do
   case "$w" in
     etcd) build etcd etcd go.etcd.io/etcd/server/v3 "-s -w" ;;
     kube-apiserver) build kube-apiserver kube k8s.io/kubernetes/cmd/kube-apiserver "$KLD" ;;
     kube-controller-manager) build kube-controller-manager kube k8s.io/kubernetes/cmd/kube-controller-manager "$KLD" ;;
+    kube-scheduler) build kube-scheduler kube k8s.io/kubernetes/cmd/kube-scheduler "$KLD" ;;
+    kwok) build kwok kwok . "-s -w" . ;;
     helm) build helm helm helm.sh/helm/v3/cmd/helm "-s -w -X helm.sh/helm/v3/internal/version.version=v3.22.0" ;;
     helm4) build helm4 helm4 helm.sh/helm/v4/cmd/helm "-s -w -X helm.sh/helm/v4/internal/version.version=v4.3.1" ;;
     helm-engine) build helm-engine helm ./engine "-s -w" engine ;;

@@ -9,14 +9,13 @@ import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import t from 'tap'
 import { API_VERSION } from '../../src/api/names.ts'
-import type { Template, TemplateSpec } from '../../src/api/template.ts'
-import type { TemplateInstanceSpec } from '../../src/api/templateinstance.ts'
+import type { Template } from '../../src/api/template.ts'
 import { CONTENT_JSON_PATCH, CONTENT_MERGE, type KubeClient } from '../../src/kube/client.ts'
 import type { KubeApiError } from '../../src/kube/errors.ts'
 import { adminClient, clusterInfo, eventually } from './helpers/cluster.ts'
 import { condition, installCrds, instancePath, templatePath, waitForCondition, waitForTemplateCondition } from './helpers/operator.ts'
 import { startSystem, type TestSystem } from './helpers/system.ts'
-import { refused, type Tenancy, tenancy } from './helpers/tenancy.ts'
+import { instantiate, publish, refused, tenancy } from './helpers/tenancy.ts'
 
 const admin = adminClient()
 await installCrds(admin)
@@ -32,32 +31,32 @@ t.teardown(async () => {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 const cmPath = (ns: string, name = ''): string => `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ''}`
 
-/** The platform team publishes a Template that team-a may use. */
-async function publish(who: Tenancy, name: string, spec: TemplateSpec): Promise<void> {
-  await who.platform.client.request('POST', templatePath(who.platform.namespace), {
-    body: {
-      apiVersion: API_VERSION,
-      kind: 'Template',
-      metadata: { name },
-      spec: { targetNamespaces: { explicit: { allow: { literal: [who.teamA.namespace] } } }, ...spec },
-    },
-  })
-}
-
-/** Team-a's admin creates an instance of a platform Template. */
-async function instantiate(who: Tenancy, name: string, template: string, parameters?: TemplateInstanceSpec['parameters']): Promise<void> {
-  await who.teamA.client.request('POST', instancePath(who.teamA.namespace), {
-    body: {
-      apiVersion: API_VERSION,
-      kind: 'TemplateInstance',
-      metadata: { name },
-      spec: { templateRef: { name: template, namespace: who.platform.namespace }, ...(parameters ? { parameters } : {}) },
-    },
-  })
-}
-
 const patchData = (client: KubeClient, ns: string, name: string, data: Record<string, string>): Promise<unknown> =>
   client.request('PATCH', cmPath(ns, name), { body: { data }, contentType: CONTENT_MERGE })
+
+/**
+ * Deletes an instance without its cleanup, as its author can: our finalizer
+ * removed, then the instance deleted on the condition that nothing changed in
+ * between (the reconciler puts the finalizer back on every instance, so the
+ * two are tried again until they go through together).
+ */
+async function deleteWithoutCleanup(client: KubeClient, ns: string, name: string): Promise<void> {
+  await eventually(`${ns}/${name} deleted without cleanup`, async () => {
+    const live = await client.get<{ metadata: { resourceVersion: string; finalizers?: string[] } }>(instancePath(ns, name))
+    const kept = (live.metadata.finalizers ?? []).filter((f) => !f.startsWith('templates.v2'))
+    const patched = await client.request<{ metadata: { resourceVersion: string } }>('PATCH', instancePath(ns, name), {
+      body: [
+        { op: 'test', path: '/metadata/resourceVersion', value: live.metadata.resourceVersion },
+        { op: 'replace', path: '/metadata/finalizers', value: kept },
+      ],
+      contentType: CONTENT_JSON_PATCH,
+    })
+    await client.request('DELETE', instancePath(ns, name), {
+      body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion: patched.metadata.resourceVersion } },
+    })
+    return true
+  })
+}
 
 /** Denied by the strict webhook (not by RBAC): the message says so. */
 async function deniedByStrict(
@@ -264,14 +263,7 @@ t.test('strict is judged by the Template that rendered the object, not by the in
   // Orphaning: the instance's finalizer removed and the instance deleted, without cleanup.
   await instantiate(who, 'orphaned', 'locked')
   await waitForCondition(admin, ns, 'orphaned', 'Synced', 'True', 'SyncActive')
-  const live = await who.teamA.client.get<{ metadata: { finalizers?: string[] } }>(instancePath(ns, 'orphaned'))
-  await who.teamA.client.request('PATCH', instancePath(ns, 'orphaned'), {
-    body: [
-      { op: 'replace', path: '/metadata/finalizers', value: (live.metadata.finalizers ?? []).filter((f) => !f.startsWith('templates.v2')) },
-    ],
-    contentType: CONTENT_JSON_PATCH,
-  })
-  await who.teamA.client.request('DELETE', instancePath(ns, 'orphaned'))
+  await deleteWithoutCleanup(who.teamA.client, ns, 'orphaned')
   await eventually('the instance gone', async () =>
     (await admin.getOrUndefined(instancePath(ns, 'orphaned'))) === undefined ? true : undefined,
   )
@@ -284,77 +276,116 @@ t.test('strict is judged by the Template that rendered the object, not by the in
   await deniedByStrict(t, 'editing the orphan under a namesake', () => patchData(who.teamA.client, ns, 'cfg-orphaned', { a: '2' }))
 })
 
-t.test('ownerReferences are guarded even when metadata is ignored, and the garbage collector may not delete a strict object', async (t) => {
-  const who = await tenancy(t, admin)
-  const ns = who.teamA.namespace
-  // Her own ConfigMap, made the owner of an object she then hands over for adoption.
-  const owner = await who.teamA.client.request<{ metadata: { uid: string } }>('POST', cmPath(ns), {
-    body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'mine' } },
-  })
-  const ownerRef = { apiVersion: 'v1', kind: 'ConfigMap', name: 'mine', uid: owner.metadata.uid }
-  await who.teamA.client.request('POST', cmPath(ns), {
-    body: {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: 'adopted', annotations: { 'templates.v2.stakater.com/instance-ref': `${ns}/app` }, ownerReferences: [ownerRef] },
-    },
-  })
-  await publish(who, 'open-meta', {
-    sync: { mode: 'strict', ignoreFields: ['metadata'] },
-    gotemplate: [
-      'apiVersion: v1',
-      'kind: ConfigMap',
-      'metadata:',
-      '  name: guarded',
-      'data:',
-      '  a: "1"',
-      '---',
-      'apiVersion: v1',
-      'kind: ConfigMap',
-      'metadata:',
-      '  name: adopted',
-      'data:',
-      '  a: "1"',
-      '',
-    ].join('\n'),
-  })
-  await instantiate(who, 'app', 'open-meta')
-  await waitForCondition(admin, ns, 'app', 'Synced', 'True', 'SyncActive')
-  const guarded = await admin.get<{ metadata: { uid: string } }>(cmPath(ns, 'guarded'))
-  // metadata is ignored: annotations may change, ownerReferences may not.
-  await who.teamA.client.request('PATCH', cmPath(ns, 'guarded'), {
-    body: { metadata: { annotations: { note: 'x' } } },
-    contentType: CONTENT_MERGE,
-  })
-  const e = await deniedByStrict(t, 'pointing ownerReferences at her ConfigMap', () =>
-    who.teamA.client.request('PATCH', cmPath(ns, 'guarded'), {
-      body: { metadata: { ownerReferences: [ownerRef] } },
+t.test(
+  'ownerReferences are guarded even when metadata is ignored, a foreign one is removed, and the garbage collector may not delete a strict object',
+  async (t) => {
+    const who = await tenancy(t, admin)
+    const ns = who.teamA.namespace
+    // Her own ConfigMap, made the owner of an object she then hands over for adoption.
+    const owner = await who.teamA.client.request<{ metadata: { uid: string } }>('POST', cmPath(ns), {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'mine' } },
+    })
+    const ownerRef = { apiVersion: 'v1', kind: 'ConfigMap', name: 'mine', uid: owner.metadata.uid }
+    await who.teamA.client.request('POST', cmPath(ns), {
+      body: {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'adopted', annotations: { 'templates.v2.stakater.com/instance-ref': `${ns}/app` }, ownerReferences: [ownerRef] },
+      },
+    })
+    await publish(who, 'open-meta', {
+      sync: { mode: 'strict', ignoreFields: ['metadata'] },
+      gotemplate: [
+        'apiVersion: v1',
+        'kind: ConfigMap',
+        'metadata:',
+        '  name: guarded',
+        'data:',
+        '  a: "1"',
+        '---',
+        'apiVersion: v1',
+        'kind: ConfigMap',
+        'metadata:',
+        '  name: adopted',
+        'data:',
+        '  a: "1"',
+        '',
+      ].join('\n'),
+    })
+    await instantiate(who, 'app', 'open-meta')
+    await waitForCondition(admin, ns, 'app', 'Synced', 'True', 'SyncActive')
+    const guarded = await admin.get<{ metadata: { uid: string } }>(cmPath(ns, 'guarded'))
+    // metadata is ignored: annotations may change, ownerReferences may not.
+    await who.teamA.client.request('PATCH', cmPath(ns, 'guarded'), {
+      body: { metadata: { annotations: { note: 'x' } } },
       contentType: CONTENT_MERGE,
-    }),
-  )
-  t.match(e.apiMessage, /metadata\.ownerReferences/)
-  await deniedByStrict(t, 'adding a finalizer', () =>
-    who.teamA.client.request('PATCH', cmPath(ns, 'guarded'), {
-      body: { metadata: { finalizers: ['example.com/hold'] } },
-      contentType: CONTENT_MERGE,
-    }),
-  )
+    })
+    const e = await deniedByStrict(t, 'pointing ownerReferences at her ConfigMap', () =>
+      who.teamA.client.request('PATCH', cmPath(ns, 'guarded'), {
+        body: { metadata: { ownerReferences: [ownerRef] } },
+        contentType: CONTENT_MERGE,
+      }),
+    )
+    t.match(e.apiMessage, /metadata\.ownerReferences/)
+    await deniedByStrict(t, 'adding a finalizer', () =>
+      who.teamA.client.request('PATCH', cmPath(ns, 'guarded'), {
+        body: { metadata: { finalizers: ['example.com/hold'] } },
+        contentType: CONTENT_MERGE,
+      }),
+    )
 
-  // The adopted object kept the ownerReference she set before the adoption: deleting its owner sends the GC.
-  const adopted = await admin.get<{ metadata: { uid: string } }>(cmPath(ns, 'adopted'))
-  await who.teamA.client.request('DELETE', cmPath(ns, 'mine'))
-  const watchedMs = 15_000
-  await sleep(watchedMs)
-  const still = await admin.getOrUndefined<{ metadata: { uid: string } }>(cmPath(ns, 'adopted'))
-  t.equal(still?.metadata.uid, adopted.metadata.uid, 'the adopted strict object is still there, the same object')
-  t.equal((await admin.get<{ metadata: { uid: string } }>(cmPath(ns, 'guarded'))).metadata.uid, guarded.metadata.uid)
-  const gcDenials = system
-    .logs()
-    .split('\n')
-    .filter((l) => l.includes('generic-garbage-collector') && l.includes('admission denied') && l.includes(`${ns}/adopted`)).length
-  t.ok(gcDenials >= 1, `the garbage collector tried and was denied (${gcDenials} denials in ${watchedMs / 1000} s)`)
-  t.comment(`garbage-collector deletes denied in ${watchedMs / 1000} s: ${gcDenials}`)
-})
+    // The ownerReference she set before handing the object over is another writer's addition: strict removes it.
+    await eventually('her ownerReference removed from the adopted object', async () => {
+      const o = await admin.get<{ metadata: { ownerReferences?: unknown[] } }>(cmPath(ns, 'adopted'))
+      return o.metadata.ownerReferences === undefined ? true : undefined
+    })
+
+    // An ownerReference the Template renders from a parameter she sets: deleting its owner sends the
+    // garbage collector, which may not delete a strict object.
+    const owner2 = await who.teamA.client.request<{ metadata: { uid: string } }>('POST', cmPath(ns), {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'mine2' } },
+    })
+    await publish(who, 'tied', {
+      sync: { mode: 'strict' },
+      parameters: [{ name: 'owner', required: true }],
+      gotemplate: [
+        'apiVersion: v1',
+        'kind: ConfigMap',
+        'metadata:',
+        '  name: tied',
+        '  ownerReferences: [{apiVersion: v1, kind: ConfigMap, name: mine2, uid: {{ .parameters.owner | quote }}}]',
+        'data:',
+        '  a: "1"',
+        '',
+      ].join('\n'),
+    })
+    await who.teamA.client.request('POST', instancePath(ns), {
+      body: {
+        apiVersion: API_VERSION,
+        kind: 'TemplateInstance',
+        metadata: { name: 'tied' },
+        spec: {
+          templateRef: { name: 'tied', namespace: who.platform.namespace },
+          parameters: [{ name: 'owner', value: owner2.metadata.uid }],
+        },
+      },
+    })
+    await waitForCondition(admin, ns, 'tied', 'Synced', 'True', 'SyncActive')
+    const tied = await admin.get<{ metadata: { uid: string } }>(cmPath(ns, 'tied'))
+    await who.teamA.client.request('DELETE', cmPath(ns, 'mine2'))
+    const watchedMs = 15_000
+    await sleep(watchedMs)
+    const still = await admin.getOrUndefined<{ metadata: { uid: string } }>(cmPath(ns, 'tied'))
+    t.equal(still?.metadata.uid, tied.metadata.uid, 'the strict object is still there, the same object')
+    t.equal((await admin.get<{ metadata: { uid: string } }>(cmPath(ns, 'guarded'))).metadata.uid, guarded.metadata.uid)
+    const gcDenials = system
+      .logs()
+      .split('\n')
+      .filter((l) => l.includes('generic-garbage-collector') && l.includes('admission denied') && l.includes(`${ns}/tied`)).length
+    t.ok(gcDenials >= 1, `the garbage collector tried and was denied (${gcDenials} denials in ${watchedMs / 1000} s)`)
+    t.comment(`garbage-collector deletes denied in ${watchedMs / 1000} s: ${gcDenials}`)
+  },
+)
 
 t.test('a write through another API version is judged in full: autoscaling/v1 is no side door to an autoscaling/v2 HPA', async (t) => {
   const who = await tenancy(t, admin)

@@ -477,9 +477,16 @@ t.test('a review near the largest object size is judged, not refused as too larg
     return h.count - (h.buckets.find((b) => b.le === 16 * 1024 * 1024)?.count ?? 0)
   }
   const before = await over16MiB()
-  const res = await raw('PUT', deployPath(o.ns, 'big'), dep(big.slice(1) + 'z'), 'application/json')
+  // A patch of the one field: the deployment controller's own annotations stay as they are.
+  const res = await raw(
+    'PATCH',
+    deployPath(o.ns, 'big'),
+    [{ op: 'replace', path: '/spec/template/spec/containers/0/env/0/value', value: `${big.slice(1)}z` }],
+    'application/json-patch+json',
+  )
   t.equal(res.status, 200, JSON.stringify(res.body.message ?? '').slice(0, 300))
-  t.equal((await over16MiB()) - before, 1, 'the API server sent a review of more than 16 MiB for a 1.4 MiB object')
+  // The deployment controller's status write that follows is as large.
+  t.ok((await over16MiB()) - before >= 1, 'the API server sent a review of more than 16 MiB for a 1.4 MiB object')
   const denied = await raw('PATCH', deployPath(o.ns, 'big'), { spec: { replicas: 2 } })
   t.equal(denied.status, 403, 'and a guarded change to the same big object is still denied')
 })

@@ -151,6 +151,8 @@ function pod(o: Owner | undefined, name: string): Record<string, unknown> {
     kind: 'Pod',
     metadata: { name, ...(o ? ownershipMeta(o) : {}) },
     spec: {
+      // No scheduler of that name runs: these Pods are bound by the tests themselves, or never.
+      schedulerName: 'bound-by-the-test',
       containers: [{ name: 'c', image: 'example.invalid/c:1', resources: { requests: { cpu: '100m' }, limits: { cpu: '100m' } } }],
     },
   }

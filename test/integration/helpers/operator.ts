@@ -135,19 +135,24 @@ export async function waitForCondition(
   timeoutMs = 30_000,
 ): Promise<TemplateInstance> {
   let last: Condition | undefined
+  let all: readonly Condition[] = []
   try {
     return await eventually(
       `TemplateInstance ${ns}/${name} ${type}=${status}${reason ? `/${reason}` : ''}`,
       async () => {
         const i = await getInstance(client, ns, name)
         last = condition(i, type)
+        all = i?.status?.conditions ?? []
         return last?.status === status && (reason === undefined || last.reason === reason) ? i : undefined
       },
       timeoutMs,
       150,
     )
   } catch (e) {
-    throw new Error(`${(e as Error).message}; last ${type}: ${JSON.stringify(last)}`)
+    const others = all.filter((c) => c.status !== 'True').map((c) => `${c.type}=${c.status}/${c.reason}: ${c.message ?? ''}`)
+    throw new Error(
+      `${(e as Error).message}; last ${type}: ${JSON.stringify(last)}${others.length > 0 ? `; not True: ${others.join('; ')}` : ''}`,
+    )
   }
 }
 
