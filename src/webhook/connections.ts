@@ -101,8 +101,9 @@ export function guardConnections(app: FastifyInstance, opts: ConnectionGuardOpti
     })
     server.on('secureConnection', established)
     // With a listener, closing the socket is ours to do (Node only does it when nobody listens).
-    server.on('tlsClientError', (_err: Error, socket: TLSSocket) => {
-      metrics.rejected.inc({ code: '0', cause: 'TlsHandshake' })
+    server.on('tlsClientError', (err: Error & { code?: string }, socket: TLSSocket) => {
+      // A reset is no refusal of the handshake: the client went away, or the policy closed it above (counted there).
+      if (err.code !== 'ECONNRESET') metrics.rejected.inc({ code: '0', cause: 'TlsHandshake' })
       socket.destroy()
     })
   } else {
