@@ -15,7 +15,11 @@
 
 import { readFileSync, writeFileSync } from 'node:fs'
 import { connect as tlsConnect, type TLSSocket } from 'node:tls'
+import { DEFAULT_BODY_LIMIT } from '../src/webhook/app.ts'
+import { policyFor } from '../src/webhook/connection-policy.ts'
 import { MAX_JSON_VALUES } from '../src/webhook/json-body.ts'
+import { sizeFor } from '../src/webhook/sizing.ts'
+import { chartMemoryLimit } from './lib/image.ts'
 import { loopbackPeers, startFlood, type FloodOptions } from '../test/fixtures/webhook-flood.ts'
 
 export const RSS_GOAL_MIB = 200
@@ -42,6 +46,8 @@ export interface HostileResult {
   readonly validStatuses: Readonly<Record<string, number>>
   /** CPU time the webhook process used while the case ran, in ms (from /proc; steadier than latency on a shared machine). */
   readonly cpuMs: number
+  /** What the webhook refused or closed, by "<code> <cause>", from its metrics. */
+  readonly serverRejected: Readonly<Record<string, number>>
   readonly ms: number
 }
 
@@ -180,8 +186,19 @@ async function flood(port: number, ca: string, opts: Omit<FloodOptions, 'port' |
   return { ...tally.answers, opened: tally.opened, 'closed-by-server': tally.closedByServer, 'held-at-peak': tally.peakHeld }
 }
 
-/** The issue's slow senders: 200 half-sent headers and eight 20 MiB bodies, at one byte a second. */
-const SLOW_SENDERS = { halfHeaders: 200, slowBodies: 8, slowBodyBytes: 20 * MiB } as const
+/** Slow senders: 200 half-sent headers and eight 20 MiB bodies, at one byte a second. */
+const SLOW_SENDERS = { halfHeaders: 200, slowBodies: [{ count: 8, bytes: 20 * MiB }] }
+/**
+ * Bodies of at most 1 MiB may use the whole body budget, the slice kept for
+ * small bodies included: as many connections as fit below the point where
+ * the cap makes room (less 40 for the valid load's), each declaring an equal
+ * part of the budget the chart's memory limit gives.
+ */
+const SMALL_SLOW_BODIES = ((): { count: number; bytes: number }[] => {
+  const sizing = sizeFor(chartMemoryLimit() ?? 0, DEFAULT_BODY_LIMIT)
+  const count = policyFor(sizing.maxConnections).reclaimAbove - 40
+  return [{ count, bytes: Math.floor(sizing.budgetBytes / count) }]
+})()
 
 export const floodCases: readonly Case[] = [
   {
@@ -197,7 +214,7 @@ export const floodCases: readonly Case[] = [
     name: 'idle keep-alive TLS connections, twice the cap, each after a 404',
     loadMs: FLOOD_MS + 600,
     freshEvery: 10,
-    run: (port, ca) => flood(port, ca, { idle: 720, halfHeaders: 0, slowBodies: 0, slowBodyBytes: 0 }),
+    run: (port, ca) => flood(port, ca, { idle: 720, halfHeaders: 0, slowBodies: [] }),
   },
   {
     name: 'slow senders: 200 half-sent headers and eight 20 MiB bodies at 1 byte/s',
@@ -206,10 +223,16 @@ export const floodCases: readonly Case[] = [
     run: (port, ca) => flood(port, ca, { idle: 0, ...SLOW_SENDERS }),
   },
   {
-    name: 'both at once',
+    name: 'slow small bodies that fill the body budget, at 1 byte/s',
     loadMs: FLOOD_MS + 600,
     freshEvery: 10,
-    run: (port, ca) => flood(port, ca, { idle: 720, ...SLOW_SENDERS }),
+    run: (port, ca) => flood(port, ca, { idle: 0, halfHeaders: 0, slowBodies: SMALL_SLOW_BODIES }),
+  },
+  {
+    name: 'all of them at once',
+    loadMs: FLOOD_MS + 600,
+    freshEvery: 10,
+    run: (port, ca) => flood(port, ca, { idle: 720, halfHeaders: 200, slowBodies: [...SLOW_SENDERS.slowBodies, ...SMALL_SLOW_BODIES] }),
   },
 ]
 
@@ -359,6 +382,7 @@ export interface HostileTarget {
   readonly pid: number
   readonly port: number
   readonly valid: ValidLoad
+  rejected(): Promise<Record<string, number>>
   stop(): Promise<void>
 }
 
@@ -381,6 +405,11 @@ export async function runHostileCases(
     await new Promise((r) => setTimeout(r, LOAD_LEAD_MS))
     const got = await c.run(target.port, ca)
     const v = await valid
+    // BENCH_SLOW=1: which valid reviews took more than 50 ms, as <ms into the load>:<latency ms>.
+    if (process.env.BENCH_SLOW === '1') {
+      const slow = Array.from(v.latencies, (l, i) => [Math.round(v.dues?.[i] ?? 0), Math.round(l)]).filter(([, l]) => (l ?? 0) > 50)
+      console.log(`${c.name}: slow valid reviews ${slow.map((p) => p.join(':')).join(' ') || 'none'}`)
+    }
     const sorted = Float64Array.from(v.latencies).sort()
     const worst = sorted.at(-1) ?? 0
     const worstAt = (v.dues?.[v.latencies.indexOf(worst)] ?? Number.NaN) - LOAD_LEAD_MS
@@ -397,6 +426,7 @@ export async function runHostileCases(
       validErrors: v.errors + v.mismatches,
       validStatuses: v.statuses,
       cpuMs: cpuMsOf(target.pid) - cpuBefore,
+      serverRejected: await target.rejected(),
       ms: Math.round(performance.now() - started),
     })
     await target.stop()

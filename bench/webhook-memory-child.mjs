@@ -7,7 +7,8 @@
 //
 // Protocol (IPC with the bench): sends {ready, port, imports, cached,
 // cacheHeap, sizes} once the caches have synced; answers 'report' with
-// {rss, maxRss, heap}; exits on 'exit'.
+// {rss, maxRss, heap}, 'rejected' with {rejected: {"<code> <cause>": count}}
+// from its metrics; exits on 'exit'.
 
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -63,6 +64,15 @@ process.on('message', (m) => {
   if (m === 'report') {
     const rss = settle()
     process.send({ rss, maxRss: process.resourceUsage().maxRSS * 1024, heap: process.memoryUsage().heapUsed })
+  } else if (m === 'rejected') {
+    void webhook.metrics.registry.render().then((text) => {
+      const rejected = {}
+      for (const line of text.split('\n')) {
+        const hit = /^template_sync_webhook_rejected_requests_total\{code="(\d+)",cause="(\w+)"\} (\d+)/.exec(line)
+        if (hit) rejected[`${hit[1]} ${hit[2]}`] = Number(hit[3])
+      }
+      process.send({ rejected })
+    })
   } else if (m === 'exit') {
     void webhook.shutdown().finally(() => process.exit(0))
   }

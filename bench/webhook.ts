@@ -321,6 +321,8 @@ interface MemoryChild {
   readonly pid: number
   readonly ready: Ready
   report(): Promise<{ rss: number; maxRss: number; heap: number }>
+  /** What the webhook refused or closed, from its metrics: {"<code> <cause>": count}. */
+  rejected(): Promise<Record<string, number>>
   exit(): Promise<void>
 }
 
@@ -350,6 +352,13 @@ async function startMemoryChild(api: { url: string }, certs: Certs, nodeFlags: r
         child.once('message', (m) => resolve(m as { rss: number; maxRss: number; heap: number })),
       )
       child.send('report')
+      return answer
+    },
+    rejected: () => {
+      const answer = new Promise<Record<string, number>>((resolve) =>
+        child.once('message', (m) => resolve((m as { rejected: Record<string, number> }).rejected)),
+      )
+      child.send('rejected')
       return answer
     },
     exit: async () => {
@@ -392,6 +401,7 @@ async function measureMemory(
         pid: c.pid,
         port: c.ready.port,
         valid: (durationMs, opts = {}) => ask({ port: c.ready.port, durationMs, ratePerSec: 50, check: true, ...opts, ...load }),
+        rejected: c.rejected,
         stop: c.exit,
       }
     }
@@ -400,7 +410,8 @@ async function measureMemory(
       console.log(
         `hostile: ${r.name}: answers ${JSON.stringify(r.answers)}; RSS ${r.rssBeforeMib} -> peak ${r.peakRssMib} MiB (goal <= ${RSS_GOAL_MIB}); ` +
           `valid reviews meanwhile: ${r.validAnswered}, p99 ${r.p99ValidMs} ms, worst ${r.worstValidMs} ms (goal <= ${LATENCY_GOAL_MS}; sent at ${r.worstValidAtMs} ms of the attack), ` +
-          `errors ${r.validErrors} ${JSON.stringify(r.validStatuses)}; webhook CPU ${r.cpuMs} ms in ${r.ms} ms`,
+          `errors ${r.validErrors} ${JSON.stringify(r.validStatuses)}; webhook CPU ${r.cpuMs} ms in ${r.ms} ms; ` +
+          `the webhook refused or closed ${JSON.stringify(r.serverRejected)}`,
       )
     }
   }
@@ -704,7 +715,10 @@ async function floodOnly(): Promise<void> {
   const worker = new Worker(new URL(import.meta.url), { workerData: { ca: certs.ca } satisfies WorkerInput })
   const ask = (job: Job): Promise<RoundResult> =>
     new Promise((resolve) => worker.once('message', (r) => resolve(r as RoundResult)).postMessage(job))
-  const mem = await measureMemory(certs, ask, chartNodeOptions(), floodCases)
+  // `--only=<words>`: the baseline and the cases whose name holds them, for a quicker look.
+  const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length)
+  const cases = only === undefined ? floodCases : floodCases.filter((c, i) => i === 0 || c.name.includes(only))
+  const mem = await measureMemory(certs, ask, chartNodeOptions(), cases)
   worker.postMessage('stop')
   const limitMib = Math.round((chartMemoryLimit() ?? 0) / 1024 / 1024)
   const [baseline, ...attacks] = mem.hostile
@@ -750,6 +764,7 @@ async function floodOnly(): Promise<void> {
         rss_peak_mib: a.peakRssMib,
         cpu_ms: a.cpuMs,
         flood: a.answers,
+        refused_or_closed: a.serverRejected,
       })),
     }),
   )

@@ -152,8 +152,7 @@ t.test(
       peers: loopbackPeers(4),
       idle: 3 * MAX,
       halfHeaders: 20,
-      slowBodies: 2,
-      slowBodyBytes: 1024 * 1024,
+      slowBodies: [{ count: 2, bytes: 1024 * 1024 }],
     })
     t.teardown(() => flood.stop())
     await flood.started()
