@@ -6,7 +6,7 @@ const USAGE = `usage: template-sync <command> [flags]
 commands:
   webhook      run the admission webhook (TLS) server
   reconciler   run the reconciler (leader-elected)
-  render       print what a TemplateInstance would produce, without applying
+  render       print what a TemplateInstance (or a chart alone) would produce, without applying
   diff         show what drifted in the objects a TemplateInstance rendered
   local        start a local control plane with template-sync and examples
 

@@ -39,12 +39,20 @@ import {
   evaluationFailed,
   ignoreInvalidDenied,
   malformedRequest,
+  otherVersionDenied,
   revertDeleteWarning,
   revertWarning,
   updateDenied,
   type Ownership,
 } from './messages.ts'
-import { formatInstanceRef, type InstanceRef, readInstanceRef, readInstanceUid } from '../api/ownership.ts'
+import {
+  formatInstanceRef,
+  type InstanceRef,
+  readInstanceRef,
+  readInstanceUid,
+  readRenderedVersion,
+  readTemplateRef,
+} from '../api/ownership.ts'
 import { handlingOf, type SubresourceHandling } from './subresources.ts'
 import type { AdmissionRequest } from './types.ts'
 
@@ -97,7 +105,10 @@ export function missingObjects(req: AdmissionRequest, handling: SubresourceHandl
 interface Owned {
   readonly owner: string
   readonly template: string
-  readonly instance: TemplateInstance
+  /** Absent for an orphan: its instance is gone or was replaced by a namesake. */
+  readonly instance?: TemplateInstance
+  /** The owner named by instance-ref no longer exists (or is another object of that name). */
+  readonly orphan?: true
   readonly mode: SyncMode
   readonly templateObject: Template
   readonly handling: SubresourceHandling
@@ -120,22 +131,45 @@ function resolveOwnership(facts: RequestFacts, handling: SubresourceHandling, ta
   const owner = formatInstanceRef(ref)
 
   const instance = lookups.getInstance(ref.namespace, ref.name)
+  const stampedTemplate = readTemplateRef(carrier)
+  const gone: AllowReason | undefined = instance === undefined ? 'OwnerNotFound' : checkOwnerUid(carrier, instance)
+  if (gone !== undefined) {
+    // An orphan: its instance was deleted without cleanup (its finalizer
+    // removed), or replaced by a namesake. The Template that rendered it still
+    // holds it when that Template is strict, or the instance's author could
+    // switch strict off by orphaning what she may not edit (docs/security.md).
+    const orphan = gone === 'OwnerUidMissing' ? undefined : strictOrphan(lookups, stampedTemplate, owner, handling, carrier)
+    return orphan ?? allow(gone, allowMessage(gone, target, owner), { owner })
+  }
   if (instance === undefined) return allow('OwnerNotFound', allowMessage('OwnerNotFound', target, owner), { owner })
-
-  const uidVerdict = checkOwnerUid(carrier, instance)
-  if (uidVerdict !== undefined) return allow(uidVerdict, allowMessage(uidVerdict, target, owner), { owner })
 
   if (ownerDeletingAllows(req, handling, carrier, instance)) {
     return allow('OwnerDeleting', allowMessage('OwnerDeleting', target, owner), { owner })
   }
 
-  const templateRef = templateRefOf(instance, ref)
+  // The Template that rendered the object, not the one the instance names now:
+  // the instance's author may point it elsewhere (docs/security.md).
+  const templateRef = stampedTemplate ?? templateRefOf(instance, ref)
   const template = templateRef === undefined ? undefined : lookups.getTemplate(templateRef.namespace, templateRef.name)
   const templateName = templateRef === undefined ? '?' : formatInstanceRef(templateRef)
   if (template === undefined) {
     return allow('TemplateNotFound', allowMessage('TemplateNotFound', target, owner, templateName), { owner })
   }
   return { owner, template: templateName, instance, mode: syncModeOf(template), templateObject: template, handling, carrier }
+}
+
+/** An orphan whose stamped Template exists and is strict, judged as that Template's; undefined otherwise. */
+function strictOrphan(
+  lookups: AdmissionLookups,
+  stamped: InstanceRef | undefined,
+  owner: string,
+  handling: SubresourceHandling,
+  carrier: KubeObject,
+): Owned | undefined {
+  if (stamped === undefined) return undefined
+  const template = lookups.getTemplate(stamped.namespace, stamped.name)
+  if (template === undefined || syncModeOf(template) !== 'strict') return undefined
+  return { owner, template: formatInstanceRef(stamped), mode: 'strict', templateObject: template, handling, carrier, orphan: true }
 }
 
 /**
@@ -223,13 +257,35 @@ function terminatingIgnore(ignore: CompiledIgnore, carrier: KubeObject): Compile
   let entry = withTerminating.get(ignore)
   if (entry === undefined) {
     entry = {
-      plain: compileIgnoreFields([...ignore.entries, ...TERMINATING_EXEMPT]),
-      namespace: compileIgnoreFields([...ignore.entries, ...NAMESPACE_TERMINATING_EXEMPT]),
+      plain: compileIgnoreFields([...ignore.entries, ...TERMINATING_EXEMPT], { terminating: true }),
+      namespace: compileIgnoreFields([...ignore.entries, ...NAMESPACE_TERMINATING_EXEMPT], { terminating: true }),
     }
     withTerminating.set(ignore, entry)
   }
   const isNamespace = carrier.kind === 'Namespace' && (carrier.apiVersion === 'v1' || carrier.apiVersion === undefined)
   return isNamespace ? entry.namespace : entry.plain
+}
+
+/** Nothing ignored but the server-managed fields; the protected keys are compared as always. */
+const NOTHING_IGNORED: EnforcedIgnore = Object.freeze({ ignore: compileIgnoreFields([]) })
+
+/** "group/version" of a request's kind, as an apiVersion is written ("v1" for the core group). */
+function requestApiVersion(req: AdmissionRequest): string {
+  const { group, version } = req.kind
+  return group === '' ? version : `${group}/${version}`
+}
+
+/**
+ * The apiVersion the object was rendered in, when this request writes it in
+ * another one. ignoreFields names fields of the rendered version; in another
+ * version a field may live elsewhere (autoscaling/v1 carries v2 fields in
+ * annotations), so such a request is compared in full (docs/admission-versions.md).
+ * A Scale, an Eviction or a Binding is another kind altogether and judged as such.
+ */
+export function foreignVersion(req: AdmissionRequest, owned: Pick<Owned, 'handling' | 'carrier'>): string | undefined {
+  if (owned.handling !== 'object') return undefined
+  const rendered = readRenderedVersion(owned.carrier)
+  return rendered !== undefined && rendered !== requestApiVersion(req) ? rendered : undefined
 }
 
 /** The changes found, at most MAX_PATHS_IN_AUDIT, and whether the comparison stopped before the end. */
@@ -295,7 +351,8 @@ function judgeRevert(facts: RequestFacts, owned: Owned, target: string): Decisio
   if (effectiveOperation(req, owned.handling) === 'DELETE') return warn()
   let found: Changes
   try {
-    found = changesOf(req, owned, chooseIgnore(lookups, owned.templateObject).ignore)
+    const ignore = foreignVersion(req, owned) === undefined ? chooseIgnore(lookups, owned.templateObject) : NOTHING_IGNORED
+    found = changesOf(req, owned, ignore.ignore)
   } catch {
     // Revert never denies; without a verdict the honest answer is the warning.
     return warn()
@@ -306,19 +363,24 @@ function judgeRevert(facts: RequestFacts, owned: Owned, target: string): Decisio
 
 function judgeStrict(facts: RequestFacts, owned: Owned, target: string): Decision {
   const { req, lookups } = facts
-  const who: Ownership = { instance: owned.owner, template: owned.template }
+  const who: Ownership = { instance: owned.owner, template: owned.template, ...(owned.orphan ? { orphan: true } : {}) }
   if (effectiveOperation(req, owned.handling) === 'DELETE') return deny('ProtectedObjectDeleted', deleteDenied(target, who), owned.owner)
 
   let choice: EnforcedIgnore
   let found: Changes
+  const foreign = foreignVersion(req, owned)
   try {
-    choice = chooseIgnore(lookups, owned.templateObject)
+    choice = foreign === undefined ? chooseIgnore(lookups, owned.templateObject) : NOTHING_IGNORED
     found = changesOf(req, owned, choice.ignore)
   } catch {
     return deny('EvaluationFailed', evaluationFailed(target, who), owned.owner)
   }
   if (found.changes.length === 0) return unchanged(owned, target)
   const paths = found.changes.map((c) => c.path)
+  if (foreign !== undefined) {
+    const message = otherVersionDenied(target, who, paths, requestApiVersion(req), foreign, found.more)
+    return deny('ProtectedFieldChanged', message, owned.owner, paths, found.more)
+  }
   if (choice.invalid !== undefined) {
     const message = ignoreInvalidDenied(target, who, paths, choice.invalid.message, found.more)
     return deny('IgnoreFieldsInvalid', message, owned.owner, paths, found.more)

@@ -49,8 +49,15 @@ export const byUnguardedSubresource: Exemption = ({ req }) =>
 /** Deleting a namespace must be able to empty it. */
 export const byNamespaceController: Exemption = ({ req }) => (username(req) === NAMESPACE_CONTROLLER ? 'NamespaceController' : undefined)
 
-/** Cascading deletes and finalizer removal by the GC must go through, or objects hang in Terminating. */
-export const byGarbageCollector: Exemption = ({ req }) => (username(req) === GARBAGE_COLLECTOR ? 'GarbageCollector' : undefined)
+/**
+ * Finalizer and ownerReference updates by the GC must go through, or objects
+ * hang in Terminating. Its DELETEs are judged: template-sync never deletes
+ * through ownerReferences, so a strict object the GC would delete carries an
+ * ownerReference someone else set, and its owner's deletion must not delete
+ * it (docs/security.md).
+ */
+export const byGarbageCollector: Exemption = ({ req }) =>
+  username(req) === GARBAGE_COLLECTOR && req.operation !== 'DELETE' ? 'GarbageCollector' : undefined
 
 /** Whatever the caller, a terminating namespace is on its way out; denying would wedge it. */
 export const byTerminatingNamespace: Exemption = ({ req, lookups }) =>

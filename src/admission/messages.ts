@@ -26,13 +26,22 @@ export function listPaths(paths: readonly string[], max: number = MAX_PATHS_IN_M
 export interface Ownership {
   readonly instance: string
   readonly template: string
+  /** The instance is gone (or replaced by a namesake): the Template that rendered the object still holds it. */
+  readonly orphan?: true
 }
 
 function managedBy(target: string, o: Ownership): string {
+  if (o.orphan)
+    return `${target} was rendered by Template ${o.template} (sync.mode strict) for TemplateInstance ${o.instance}, which no longer exists; it stays protected`
   return `${target} is managed by TemplateInstance ${o.instance} (Template ${o.template}, sync.mode strict)`
 }
 
 export function deleteDenied(target: string, o: Ownership): string {
+  if (o.orphan)
+    return (
+      `${managedBy(target, o)} and cannot be deleted. ` +
+      `It is released when the owners of Template ${o.template} change its sync.mode (docs/ownership-conflicts.md).`
+    )
   return (
     `${managedBy(target, o)} and cannot be deleted. ` +
     `To remove it, change Template ${o.template} so it no longer renders this object, ` +
@@ -41,9 +50,30 @@ export function deleteDenied(target: string, o: Ownership): string {
 }
 
 export function updateDenied(target: string, o: Ownership, paths: readonly string[], more = false): string {
+  if (o.orphan)
+    return (
+      `${managedBy(target, o)}; this change touches protected fields: ${listPaths(paths, MAX_PATHS_IN_MESSAGE, more)}. ` +
+      `It is released when the owners of Template ${o.template} change its sync.mode (docs/ownership-conflicts.md).`
+    )
   return (
     `${managedBy(target, o)} and this change touches protected fields: ${listPaths(paths, MAX_PATHS_IN_MESSAGE, more)}. ` +
     `To make it, edit Template ${o.template}, add the paths to its sync.ignoreFields, or change its sync.mode.`
+  )
+}
+
+/** An UPDATE written in another apiVersion than the rendered one, where nothing is exempt. */
+export function otherVersionDenied(
+  target: string,
+  o: Ownership,
+  paths: readonly string[],
+  written: string,
+  rendered: string,
+  more = false,
+): string {
+  return (
+    `${managedBy(target, o)} and this change touches fields: ${listPaths(paths, MAX_PATHS_IN_MESSAGE, more)}. ` +
+    `It was written as ${written}, but the Template renders ${rendered}: sync.ignoreFields names fields of ${rendered}, ` +
+    `so a change in another version is never exempt. Write it as ${rendered}, or edit Template ${o.template}.`
   )
 }
 

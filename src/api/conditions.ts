@@ -12,6 +12,8 @@ export const TemplateConditionType = {
   SourceAccessible: 'SourceAccessible',
   DryRunRendered: 'DryRunRendered',
   Deleting: 'Deleting',
+  /** Whether some instance of the Template is refused for reaching beyond its namespace (docs/tenancy-grants.md). */
+  InstancesWithinGrants: 'InstancesWithinGrants',
 } as const
 export type TemplateConditionType = (typeof TemplateConditionType)[keyof typeof TemplateConditionType]
 
@@ -43,6 +45,8 @@ export const Reason = {
   DryRunSkipped: 'DryRunSkipped',
   // Template: Deleting
   DeletionBlocked: 'DeletionBlocked',
+  // Template: InstancesWithinGrants (False carries the instance reason: ParameterSourceForbidden, ObjectForbidden)
+  AllWithinGrants: 'AllWithinGrants',
   // TemplateInstance: TemplateResolved
   TemplateNotFound: 'TemplateNotFound',
   // TemplateInstance: TargetNamespaceAllowed
@@ -52,10 +56,16 @@ export const Reason = {
   InvalidParameter: 'InvalidParameter',
   OverrideNotAllowed: 'OverrideNotAllowed',
   ParameterResolutionFailed: 'ParameterResolutionFailed',
+  /** A valueFrom reads outside the instance namespace, and the Template does not grant it (docs/tenancy-grants.md). */
+  ParameterSourceForbidden: 'ParameterSourceForbidden',
+  /** ParametersValid=True: every value resolved, but a Secret-sourced one is not recorded in status despite exposeInStatus. */
+  SecretNotExposed: 'SecretNotExposed',
   // TemplateInstance: Rendered
   TemplateExecutionFailed: 'TemplateExecutionFailed',
   /** spec.helm: the chart could not be fetched (the Template's SourceAccessible or Valid says why); retried every 60 s. */
   ChartUnavailable: 'ChartUnavailable',
+  /** The render places an object outside the instance namespace (or a cluster-scoped one) that the Template does not grant. */
+  ObjectForbidden: 'ObjectForbidden',
   // TemplateInstance: Applied
   ApplyFailed: 'ApplyFailed',
   /** An object to apply exists without our ownership metadata; it is never adopted silently. */
@@ -95,10 +105,18 @@ export const REASONS_BY_CONDITION: Readonly<Record<TemplateConditionType | Insta
   SourceAccessible: [Reason.RepositoryReachable, Reason.RepositoryUnreachable],
   DryRunRendered: [Reason.RenderSucceeded, Reason.RenderFailed, Reason.DryRunSkipped],
   Deleting: [Reason.DeletionBlocked],
+  InstancesWithinGrants: [Reason.AllWithinGrants, Reason.ParameterSourceForbidden, Reason.ObjectForbidden],
   TemplateResolved: [Reason.Success, Reason.TemplateNotFound],
   TargetNamespaceAllowed: [Reason.Success, Reason.NamespaceNotPermitted],
-  ParametersValid: [Reason.AllParametersResolved, Reason.InvalidParameter, Reason.OverrideNotAllowed, Reason.ParameterResolutionFailed],
-  Rendered: [Reason.Success, Reason.TemplateExecutionFailed, Reason.ChartUnavailable],
+  ParametersValid: [
+    Reason.AllParametersResolved,
+    Reason.SecretNotExposed,
+    Reason.InvalidParameter,
+    Reason.OverrideNotAllowed,
+    Reason.ParameterResolutionFailed,
+    Reason.ParameterSourceForbidden,
+  ],
+  Rendered: [Reason.Success, Reason.TemplateExecutionFailed, Reason.ChartUnavailable, Reason.ObjectForbidden],
   Applied: [Reason.Success, Reason.ApplyFailed, Reason.OwnershipConflict, Reason.DryRunFailed, Reason.ImmutableFieldChanged],
   OutputsResolved: [
     Reason.OutputsResolved,
@@ -280,4 +298,46 @@ export function deriveTemplatePhase(conditions: readonly Condition[] | undefined
   if (dryRun?.status === 'False' && dryRun.reason === Reason.RenderFailed) return 'Invalid'
   if (findCondition(conditions, TemplateConditionType.SourceAccessible)?.status === 'False') return 'Error'
   return 'Valid'
+}
+
+/** An instance refused for reaching beyond its namespace, as its conditions say. */
+export interface GrantRefusal {
+  /** "<namespace>/<name>" of the instance. */
+  readonly instance: string
+  readonly reason: typeof Reason.ParameterSourceForbidden | typeof Reason.ObjectForbidden
+  readonly message: string
+}
+
+/** The refusal an instance's conditions report, if any. */
+export function grantRefusalOf(instance: {
+  metadata?: { namespace?: string; name?: string }
+  status?: { conditions?: readonly Condition[] }
+}): GrantRefusal | undefined {
+  const key = `${instance.metadata?.namespace ?? ''}/${instance.metadata?.name ?? ''}`
+  for (const [type, reason] of [
+    [InstanceConditionType.ParametersValid, Reason.ParameterSourceForbidden],
+    [InstanceConditionType.Rendered, Reason.ObjectForbidden],
+  ] as const) {
+    const c = findCondition(instance.status?.conditions, type)
+    if (c?.status === 'False' && c.reason === reason) return { instance: key, reason, message: c.message ?? '' }
+  }
+  return undefined
+}
+
+/** How many refusals a Template's InstancesWithinGrants message spells out. */
+const REFUSALS_SHOWN = 3
+
+/** The Template's InstancesWithinGrants condition from its instances' refusals. */
+export function instancesWithinGrants(refusals: readonly GrantRefusal[]): ConditionUpdate {
+  const first = refusals[0]
+  if (first === undefined)
+    return { type: TemplateConditionType.InstancesWithinGrants, status: 'True', reason: Reason.AllWithinGrants, message: '' }
+  const shown = refusals.slice(0, REFUSALS_SHOWN).map((r) => `${r.instance}: ${r.message}`)
+  const more = refusals.length > REFUSALS_SHOWN ? `; and ${refusals.length - REFUSALS_SHOWN} more` : ''
+  return {
+    type: TemplateConditionType.InstancesWithinGrants,
+    status: 'False',
+    reason: first.reason,
+    message: `${refusals.length} TemplateInstance(s) reach beyond their namespace without a grant of this Template: ${shown.join('; ')}${more}`,
+  }
 }

@@ -18,6 +18,17 @@ export const LABEL_INSTANCE_NAMESPACE = `${GROUP}/instance-namespace`
 export const LABEL_SYNC_MODE = `${GROUP}/sync-mode`
 export const ANNOTATION_INSTANCE_REF = `${GROUP}/instance-ref`
 /**
+ * The Template that last applied the object ("<namespace>/<name>"). The
+ * webhook judges the object by it, not by the instance's current templateRef,
+ * which the instance's author may change (docs/security.md).
+ */
+export const ANNOTATION_TEMPLATE_REF = `${GROUP}/template-ref`
+/**
+ * The apiVersion the object was rendered in. ignoreFields names fields of that
+ * version; a write in another version is compared in full (docs/admission-versions.md).
+ */
+export const ANNOTATION_RENDERED_VERSION = `${GROUP}/rendered-api-version`
+/**
  * On a TemplateInstance: the kinds it has rendered, comma-separated, written
  * with our finalizer before any apply, so that cleanup finds every object even
  * when the pass ends before its status write (docs/tracked-kinds.md).
@@ -34,7 +45,7 @@ export const PROTECTED_LABELS: readonly string[] = Object.freeze([
   LABEL_SYNC_MODE,
 ])
 /** Annotation keys that ignoreFields can never cover. */
-export const PROTECTED_ANNOTATIONS: readonly string[] = Object.freeze([ANNOTATION_INSTANCE_REF])
+export const PROTECTED_ANNOTATIONS: readonly string[] = Object.freeze([ANNOTATION_INSTANCE_REF, ANNOTATION_TEMPLATE_REF, ANNOTATION_RENDERED_VERSION])
 
 export const FINALIZER_TEMPLATE = `${GROUP}/finalizer`
 export const FINALIZER_INSTANCE = `${GROUP}/template-instance`

@@ -10,6 +10,8 @@
 import type { IdentifiedObject, KubeObject } from './meta.ts'
 import {
   ANNOTATION_INSTANCE_REF,
+  ANNOTATION_RENDERED_VERSION,
+  ANNOTATION_TEMPLATE_REF,
   FINALIZER_RESOURCE,
   LABEL_INSTANCE,
   LABEL_INSTANCE_NAME,
@@ -67,6 +69,18 @@ export function readInstanceRef(obj: KubeObject | null | undefined): OwnerRefRea
   return ref === undefined ? { kind: 'malformed' } : { kind: 'ref', ref }
 }
 
+/** The Template that last applied the object, from its template-ref annotation; undefined when absent or malformed. */
+export function readTemplateRef(obj: KubeObject | null | undefined): InstanceRef | undefined {
+  const raw = entry(obj?.metadata?.annotations, ANNOTATION_TEMPLATE_REF)
+  return raw === undefined ? undefined : parseInstanceRef(raw)
+}
+
+/** The apiVersion the object was rendered in, from its rendered-api-version annotation. */
+export function readRenderedVersion(obj: KubeObject | null | undefined): string | undefined {
+  const v = entry(obj?.metadata?.annotations, ANNOTATION_RENDERED_VERSION)
+  return v === '' ? undefined : v
+}
+
 /** The instance-uid label; an empty one is none (the webhook then enforces nothing). */
 export function readInstanceUid(obj: KubeObject | null | undefined): string | undefined {
   const uid = entry(obj?.metadata?.labels, LABEL_INSTANCE_UID)
@@ -80,9 +94,11 @@ export function readInstanceUid(obj: KubeObject | null | undefined): string | un
  * added, except under sync mode off: nothing guards the object after the
  * freeze, so a manual delete must complete at once instead of waiting for a
  * reconcile that a frozen instance may never run. Stamping a stamped object
- * again changes nothing; the input is never modified.
+ * again changes nothing; the input is never modified. With `template`, the
+ * object also records which Template rendered it and in which apiVersion:
+ * the webhook judges it by them.
  */
-export function stampOwnership<T extends IdentifiedObject>(obj: T, instance: InstanceIdentity, mode: SyncMode): T {
+export function stampOwnership<T extends IdentifiedObject>(obj: T, instance: InstanceIdentity, mode: SyncMode, template?: InstanceRef): T {
   const out = structuredClone(obj)
   const meta = out.metadata
   meta.labels = {
@@ -94,6 +110,10 @@ export function stampOwnership<T extends IdentifiedObject>(obj: T, instance: Ins
     [LABEL_SYNC_MODE]: mode,
   }
   meta.annotations = { ...meta.annotations, [ANNOTATION_INSTANCE_REF]: formatInstanceRef(instance) }
+  if (template !== undefined) {
+    meta.annotations[ANNOTATION_TEMPLATE_REF] = formatInstanceRef(template)
+    meta.annotations[ANNOTATION_RENDERED_VERSION] = out.apiVersion
+  }
   // metadata.finalizers is a set for server-side apply: a repeated entry would be rejected.
   const finalizers = [...new Set([...(meta.finalizers ?? []), FINALIZER_RESOURCE])].filter(
     (f) => mode !== 'off' || f !== FINALIZER_RESOURCE,

@@ -58,6 +58,9 @@ export const LIMITS = Object.freeze({
   jsonPath: 1024,
   fieldPath: 1024,
   outputName: 63,
+  /** Entries of each Template grant list, and names per entry. */
+  grants: 64,
+  grantNames: 64,
 })
 
 export const DNS_LABEL_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'

@@ -176,6 +176,50 @@ const outputSchema: JSONSchemaProps = obj(
   },
 )
 
+/** A Kubernetes kind name, or "*". */
+export const GRANT_KIND_PATTERN = '^([A-Za-z][A-Za-z0-9]*|\\*)$'
+/** An API group (DNS subdomain), "" for the core group, or "*". */
+export const GRANT_GROUP_PATTERN = '^(\\*|([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?)$'
+
+const grantSchema = (what: string): JSONSchemaProps =>
+  obj(
+    what,
+    {
+      apiGroup: str('API group; empty for the core group, "*" for every group.', {
+        maxLength: LIMITS.dnsSubdomain,
+        pattern: GRANT_GROUP_PATTERN,
+      }),
+      kind: str('Kind, or "*" for every kind.', { minLength: 1, maxLength: LIMITS.dnsSubdomain, pattern: GRANT_KIND_PATTERN }),
+      namespace: str('Namespace of namespaced objects, or "*" for every namespace. Omitted: cluster-scoped objects.', {
+        minLength: 1,
+        maxLength: LIMITS.dnsLabel,
+        pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?|\\*)$',
+      }),
+      names: arr(
+        'Object names; omitted for every name. Only a grant without names allows a LIST.',
+        str('Object name.', { minLength: 1, maxLength: LIMITS.dnsSubdomain }),
+        { maxItems: LIMITS.grantNames, 'x-kubernetes-list-type': 'set' },
+      ),
+    },
+    { required: ['kind'] },
+  )
+
+const grantsSchema: JSONSchemaProps = obj(
+  'What instances of this Template may reach beyond their own namespace (not part of the Template Operator v2 API). Omitted: nothing.',
+  {
+    parameterSources: arr(
+      'Objects spec.parameters[].valueFrom of an instance may read outside the instance namespace.',
+      grantSchema('Objects a parameter source may read.'),
+      { maxItems: LIMITS.grants, 'x-kubernetes-list-type': 'atomic' },
+    ),
+    objects: arr(
+      'Objects a render may apply outside the instance namespace, and cluster-scoped objects.',
+      grantSchema('Objects a render may apply.'),
+      { maxItems: LIMITS.grants, 'x-kubernetes-list-type': 'atomic' },
+    ),
+  },
+)
+
 export const templateSpecSchema: JSONSchemaProps = obj(
   'What the Template renders, who may use it and how drift is handled.',
   {
@@ -185,6 +229,7 @@ export const templateSpecSchema: JSONSchemaProps = obj(
     targetNamespaces: targetNamespacesSchema,
     sync: syncSchema,
     outputs: mapList('Values lifted from rendered objects into TemplateInstance status.outputs.', 'name', outputSchema, LIMITS.outputs),
+    grants: grantsSchema,
   },
   {
     'x-kubernetes-validations': [

@@ -121,6 +121,33 @@ export interface TemplateOutput {
   fields: OutputField[]
 }
 
+/**
+ * Objects a Template lets its instances reach outside their own namespace
+ * (docs/tenancy-grants.md). Not part of the Template Operator v2 API: without
+ * a grant, an instance reads parameter sources and renders objects in its own
+ * namespace only.
+ */
+export interface ResourceGrant {
+  /** API group; "" (the default) is the core group, "*" every group. */
+  apiGroup?: string
+  /** Kind, e.g. Secret or ClusterRole; "*" for every kind. */
+  kind: string
+  /**
+   * Namespaced kinds: the namespace, or "*" for every namespace (a LIST
+   * across all namespaces needs "*"). Absent: cluster-scoped objects of the kind.
+   */
+  namespace?: string
+  /** Object names; absent for every name. A LIST reads every name, so only a grant without names allows it. */
+  names?: string[]
+}
+
+export interface TemplateGrants {
+  /** What spec.parameters[].valueFrom of an instance may read beyond the instance's namespace. */
+  parameterSources?: ResourceGrant[]
+  /** What a render may apply beyond the instance's namespace (other namespaces, cluster-scoped kinds). */
+  objects?: ResourceGrant[]
+}
+
 export interface TemplateSpec {
   /** Exactly one of gotemplate / helm. */
   gotemplate?: string
@@ -130,6 +157,8 @@ export interface TemplateSpec {
   targetNamespaces?: TargetNamespaces
   sync?: SyncConfig
   outputs?: TemplateOutput[]
+  /** Absent: instances stay in their own namespace. */
+  grants?: TemplateGrants
 }
 
 export const TEMPLATE_PHASES = Object.freeze(['Valid', 'Invalid', 'Error'] as const)

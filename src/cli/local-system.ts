@@ -127,26 +127,26 @@ const TENANT_ROLES_TEMPLATE = `${LOCAL_CHART_RELEASE}/templates/rbac-tenants.yam
  * template-sync charts/template-sync -n template-sync --kube-version 1.37.2
  * --set webhook.url=URL --set webhook.caBundle=BASE64`, with our engine.
  */
-export async function localChartInput(url: string, caPem: string): Promise<HelmRenderInput> {
+export async function localChartInput(url: string, caPem: string, webhookValues: Record<string, unknown> = {}): Promise<HelmRenderInput> {
   return {
     chart: await loadChartDirectory(LOCAL_CHART_DIR, { helm: 'v3' }),
     helm: 'v3',
     releaseName: LOCAL_CHART_RELEASE,
     namespace: SYSTEM_NAMESPACE,
-    values: { webhook: { url, caBundle: Buffer.from(caPem).toString('base64') } },
+    values: { webhook: { ...webhookValues, url, caBundle: Buffer.from(caPem).toString('base64') } },
     capabilities: { kubeVersion: LOCAL_KUBE_VERSION, apiVersions: DEFAULT_API_VERSIONS },
   }
 }
 
-/** The objects of one template file of the chart, rendered as `local` renders it. */
-async function renderChartFile(file: string, url: string, caPem: string): Promise<IdentifiedObject[]> {
-  const { objects } = renderChart(await localChartInput(url, caPem))
+/** The objects of one template file of the chart, rendered as `local` renders it (plus `webhook.*` values). */
+async function renderChartFile(file: string, url: string, caPem: string, webhookValues?: Record<string, unknown>): Promise<IdentifiedObject[]> {
+  const { objects } = renderChart(await localChartInput(url, caPem, webhookValues))
   return objects.filter((o) => o.template === file).map((o) => o.object as unknown as IdentifiedObject)
 }
 
 /** The chart's ValidatingWebhookConfiguration, pointed at a local URL and CA. */
-function renderWebhookConfiguration(url: string, caPem: string): Promise<IdentifiedObject[]> {
-  return renderChartFile(WEBHOOK_CONFIGURATION_TEMPLATE, url, caPem)
+export function renderWebhookConfiguration(url: string, caPem: string, webhookValues?: Record<string, unknown>): Promise<IdentifiedObject[]> {
+  return renderChartFile(WEBHOOK_CONFIGURATION_TEMPLATE, url, caPem, webhookValues)
 }
 
 /**

@@ -2,17 +2,22 @@
 // capabilities come from on the command line. The render itself is the
 // reconciler's (src/reconciler/helm.ts), on this thread.
 //
-//   --chart PATH   a chart directory or .tgz instead of the repository (offline)
-//   --plain-http   the Template's oci:// registry speaks plain HTTP
+//   --chart PATH            a chart directory or .tgz instead of the repository (offline)
+//   --plain-http            the Template's oci:// registry speaks plain HTTP
+//   --kube-version V        .Capabilities.KubeVersion, as helm template's flag
+//   --api-versions G/V[/K]  added to .Capabilities.APIVersions (repeatable, comma-separated)
 //
 // Without --chart the chart comes from the repository, from this machine. Its
 // auth Secret is read only through --kubeconfig (or in NAMESPACE/NAME form).
-// .Capabilities are the cluster's with a cluster, else Helm's defaults.
+// .Capabilities are the cluster's with a cluster, else Helm's defaults; the
+// two flags apply over either.
 
 import type { Template } from '../api/template.ts'
 import { ChartLoadError } from '../helm/chart/errors.ts'
 import { loadChartPath } from '../helm/chart/load.ts'
-import { DEFAULT_KUBE_VERSION, defaultCapabilities, renderChart } from '../helm/render/index.ts'
+import { quote } from '../gotemplate/strconv.ts'
+import { parseKubeVersion } from '../helm/render/capabilities.ts'
+import { DEFAULT_KUBE_VERSION, defaultCapabilities, type HelmCapabilities, renderChart } from '../helm/render/index.ts'
 import { createChartFetcher } from '../helm/source/fetcher.ts'
 import type { KubeClient } from '../kube/client.ts'
 import { describeChart, helmVersionOf } from '../render/helm.ts'
@@ -21,11 +26,69 @@ import { apiSecretReader, fetchTemplateChart, type HelmSupport, type SecretReade
 import { inlineRenderer } from '../reconciler/helm-render-pool.ts'
 import { CommandError } from './args.ts'
 
-export interface HelmCliOptions {
+/** --kube-version and --api-versions. */
+export interface CapabilityFlags {
+  /** Replaces the cluster's or the default Kubernetes version. */
+  readonly kubeVersion?: string
+  /** Added after the cluster's or the default API versions, as helm template adds them. */
+  readonly apiVersions: readonly string[]
+}
+
+export interface HelmCliOptions extends CapabilityFlags {
   /** --chart: a local chart directory or .tgz. */
   readonly chart?: string
   /** --plain-http: reach the Template's OCI registry over HTTP. */
   readonly plainHttp: boolean
+}
+
+/**
+ * .Capabilities of a render from the command line: the cluster's with a
+ * client, else Helm's defaults (a note says which), with the flags applied
+ * over them.
+ */
+export function commandLineCapabilities(
+  client: KubeClient | undefined,
+  flags: CapabilityFlags,
+  notes: string[],
+): () => Promise<HelmCapabilities> {
+  const cluster = client === undefined ? undefined : clusterCapabilities(client)
+  return async () => {
+    let base: HelmCapabilities
+    if (cluster !== undefined) base = await cluster.get()
+    else {
+      base = defaultCapabilities()
+      notes.push(offlineNote(flags))
+    }
+    return {
+      kubeVersion: flags.kubeVersion ?? base.kubeVersion,
+      apiVersions: flags.apiVersions.length === 0 ? base.apiVersions : [...base.apiVersions, ...flags.apiVersions],
+    }
+  }
+}
+
+function offlineNote(flags: CapabilityFlags): string {
+  if (flags.kubeVersion === undefined && flags.apiVersions.length === 0) {
+    return `.Capabilities are Helm's defaults without a cluster (Kubernetes ${DEFAULT_KUBE_VERSION}, built-in API versions only); pass --kubeconfig for the cluster's, or --kube-version and --api-versions`
+  }
+  const kube =
+    flags.kubeVersion === undefined
+      ? `Kubernetes ${DEFAULT_KUBE_VERSION} (Helm's default)`
+      : `Kubernetes ${flags.kubeVersion} (--kube-version)`
+  const n = flags.apiVersions.length
+  const apis = n === 0 ? "Helm's built-in API versions only" : `Helm's built-in API versions and ${n} from --api-versions`
+  return `.Capabilities without a cluster: ${kube}, ${apis}`
+}
+
+/** A note per document the render left out (hooks, tests, NOTES.txt). */
+export function skippedNotes(skipped: readonly { template: string; reason: string }[]): string[] {
+  return skipped.map((s) => `${s.template} is not applied: ${s.reason}`)
+}
+
+/** The --kube-version value, checked as Helm parses it; undefined when it is valid. */
+export function kubeVersionProblem(text: string): string | undefined {
+  return parseKubeVersion('v3', text) === undefined
+    ? `invalid kube version '${text}': could not parse ${quote(text)} as version`
+    : undefined
 }
 
 function registryHost(url: string): string | undefined {
@@ -47,13 +110,7 @@ export function cliHelmSupport(template: Template, client: KubeClient | undefine
               1,
             ),
           )
-  const caps = client === undefined ? undefined : clusterCapabilities(client)
-  const offlineCapabilities = () => {
-    notes.push(
-      `.Capabilities are Helm's defaults without a cluster (Kubernetes ${DEFAULT_KUBE_VERSION}, built-in API versions only); pass --kubeconfig for the cluster's`,
-    )
-    return defaultCapabilities()
-  }
+  const capabilities = commandLineCapabilities(client, opts, notes)
   return {
     chartFor: async (t) => {
       if (opts.chart === undefined) return fetchTemplateChart(t, fetcher, readSecret)
@@ -73,7 +130,7 @@ export function cliHelmSupport(template: Template, client: KubeClient | undefine
         throw err
       }
     },
-    capabilities: async () => (caps === undefined ? offlineCapabilities() : caps.get()),
+    capabilities,
     render: inlineRenderer(renderChart).render,
     retryMs: 0,
     limits: undefined,

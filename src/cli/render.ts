@@ -3,6 +3,7 @@
 //
 //   render --template FILE --instance FILE [--set NAME=VALUE ...] [--kubeconfig PATH]
 //   render NAMESPACE/NAME [--set NAME=VALUE ...] [--kubeconfig PATH]
+//   render --chart PATH [-f FILE] [--set K=V] ...   (a chart alone, render-chart.ts)
 //
 // A Helm Template (spec.helm) renders its chart from the repository, or from
 // --chart PATH offline (render-helm.ts).
@@ -30,10 +31,13 @@ import { renderInstance } from '../render/render.ts'
 import type { ParameterSources } from '../render/sources.ts'
 import type { ParamValue } from '../render/types.ts'
 import { checkTargetNamespace } from '../render/targetns.ts'
+import { objectScopeProblem, type ScopedObject } from '../render/grants.ts'
+import { Reason } from '../api/conditions.ts'
 import { parseApiVersion } from '../api/identity.ts'
 import { createRenderPipeline } from '../reconciler/wiring.ts'
 import { discoveryScope, renderHelmTemplate, type ScopeSource, ValuesTemplateCache } from '../reconciler/helm.ts'
-import { cliHelmSupport, type HelmCliOptions } from './render-helm.ts'
+import { type ChartRenderOptions, type ChartRenderResult, renderLocalChart } from './render-chart.ts'
+import { type CapabilityFlags, cliHelmSupport, type HelmCliOptions, kubeVersionProblem, skippedNotes } from './render-helm.ts'
 import {
   boolFlag,
   CommandError,
@@ -43,6 +47,7 @@ import {
   type Env,
   type InstanceName,
   listFlag,
+  type ParsedArgs,
   parseFlags,
   parseInstanceName,
   stringFlag,
@@ -54,8 +59,10 @@ import { dumpDocuments, loadManifest, maskSecret } from './yaml.ts'
 export function renderUsage(): string {
   return `usage: template-sync render --template FILE --instance FILE [flags]
        template-sync render NAMESPACE/NAME [flags]
+       template-sync render --chart PATH [chart flags]
 
-Prints the objects a TemplateInstance renders, ownership-stamped, as YAML.
+Prints the objects a TemplateInstance renders, ownership-stamped, as YAML;
+with --chart alone, the objects the chart renders, as helm template does.
 
   --template FILE      Template manifest (with --instance: render from files)
   --instance FILE      TemplateInstance manifest
@@ -68,6 +75,23 @@ Prints the objects a TemplateInstance renders, ownership-stamped, as YAML.
   --chart PATH         spec.helm: render this chart directory or .tgz instead of
                        fetching the Template's chart from its repository
   --plain-http         spec.helm: the Template's oci:// registry speaks plain HTTP
+  --kube-version VER   spec.helm and --chart: .Capabilities.KubeVersion (default:
+                       the cluster's with --kubeconfig, else Helm's v1.37.0)
+  -a, --api-versions GV
+                       spec.helm and --chart: added to .Capabilities.APIVersions,
+                       as group/version or group/version/Kind (repeatable, or
+                       comma-separated)
+
+Chart flags (--chart PATH without --template/--instance or NAMESPACE/NAME),
+with helm template's meaning:
+  -f, --values FILE    values file (repeatable; later files win)
+  --set K=V[,K=V]      values, typed as helm --set types them (repeatable)
+  --set-string K=V     values kept as strings (repeatable)
+  --set-file K=PATH    values read from files (repeatable)
+  --release-name NAME  .Release.Name (default "release-name")
+  -n, --namespace NS   .Release.Namespace (default "default")
+  --helm-version v3|v4 the Helm major whose rules apply (default v3)
+  --kubeconfig PATH    read .Capabilities from this cluster
 
 Exit codes: 0 rendered; 1 not renderable or unreadable input; 2 usage error.
 `
@@ -82,13 +106,25 @@ const FLAGS = {
   'show-secrets': { type: 'boolean' },
   chart: { type: 'string' },
   'plain-http': { type: 'boolean' },
+  'kube-version': { type: 'string' },
+  'api-versions': { type: 'string', short: 'a', multiple: true },
+  values: { type: 'string', short: 'f', multiple: true },
+  'set-string': { type: 'string', multiple: true },
+  'set-file': { type: 'string', multiple: true },
+  'release-name': { type: 'string' },
+  'helm-version': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
+
+// Flags that only a chart rendered alone takes: a Template's values come from its valuesTemplate.
+const CHART_ONLY_FLAGS = ['values', 'set-string', 'set-file', 'release-name', 'helm-version'] as const
 
 export interface RenderOptions {
   readonly source:
     | { readonly kind: 'files'; readonly template: string; readonly instance: string; readonly namespace: string }
     | { readonly kind: 'cluster'; readonly instance: InstanceName }
+    | ({ readonly kind: 'chart' } & ChartRenderOptions)
+  /** Parameters replacing the instance's (a chart rendered alone takes --set as values instead). */
   readonly set: readonly { readonly name: string; readonly value: string }[]
   readonly kubeconfig?: string
   readonly showSecrets: boolean
@@ -103,24 +139,71 @@ export function parseRenderArgs(argv: readonly string[]): RenderOptions | 'help'
   const instance = stringFlag(args, 'instance')
   const namespace = stringFlag(args, 'namespace')
   const kubeconfig = stringFlag(args, 'kubeconfig')
+  const chart = stringFlag(args, 'chart')
+  const capabilities = capabilityFlags(args)
+  const helm: HelmCliOptions = { plainHttp: boolFlag(args, 'plain-http'), ...capabilities, ...(chart !== undefined ? { chart } : {}) }
+  const showSecrets = boolFlag(args, 'show-secrets')
+  if (args.positionals.length > 1) throw new UsageError(`expected at most one NAMESPACE/NAME, got ${args.positionals.length} arguments`)
+  const positional = args.positionals[0]
+  if (chart !== undefined && positional === undefined && template === undefined && instance === undefined) {
+    if (helm.plainHttp) throw new UsageError("--plain-http applies to a Template's oci:// repository, not to --chart alone")
+    const source = { kind: 'chart' as const, ...chartRenderOptions(args, chart, capabilities, namespace) }
+    return { source, set: [], showSecrets, helm, ...(kubeconfig !== undefined ? { kubeconfig } : {}) }
+  }
+  const chartOnly = CHART_ONLY_FLAGS.filter((f) => args.values[f] !== undefined)
+  if (chartOnly.length > 0) {
+    throw new UsageError(
+      `${chartOnly.map((f) => `--${f}`).join(', ')}: only with --chart alone (no --template/--instance or NAMESPACE/NAME); a Template's values come from its valuesTemplate`,
+    )
+  }
   const set = listFlag(args, 'set').map((s) => {
     const eq = s.indexOf('=')
     if (eq <= 0) throw new UsageError(`--set ${JSON.stringify(s)}: expected NAME=VALUE`)
     return { name: s.slice(0, eq), value: s.slice(eq + 1) }
   })
-  const chart = stringFlag(args, 'chart')
-  const helm: HelmCliOptions = { plainHttp: boolFlag(args, 'plain-http'), ...(chart !== undefined ? { chart } : {}) }
-  const common = { set, showSecrets: boolFlag(args, 'show-secrets'), helm, ...(kubeconfig !== undefined ? { kubeconfig } : {}) }
-  if (args.positionals.length > 1) throw new UsageError(`expected at most one NAMESPACE/NAME, got ${args.positionals.length} arguments`)
-  const positional = args.positionals[0]
+  const common = { set, showSecrets, helm, ...(kubeconfig !== undefined ? { kubeconfig } : {}) }
   if (positional !== undefined) {
     if (template !== undefined || instance !== undefined)
       throw new UsageError('give either NAMESPACE/NAME or --template and --instance, not both')
     if (namespace !== undefined) throw new UsageError('--namespace only applies to --instance files; NAMESPACE/NAME names the namespace')
     return { source: { kind: 'cluster', instance: parseInstanceName(positional) }, ...common }
   }
-  if (template === undefined || instance === undefined) throw new UsageError('give NAMESPACE/NAME, or both --template and --instance')
+  if (template === undefined || instance === undefined) {
+    throw new UsageError('give NAMESPACE/NAME, both --template and --instance, or --chart PATH alone')
+  }
   return { source: { kind: 'files', template, instance, namespace: namespace ?? 'default' }, ...common }
+}
+
+/** --kube-version (checked as Helm parses it) and --api-versions (each value may hold several, comma-separated, as Helm's string slice). */
+function capabilityFlags(args: ParsedArgs): CapabilityFlags {
+  const kubeVersion = stringFlag(args, 'kube-version')
+  const problem = kubeVersion === undefined ? undefined : kubeVersionProblem(kubeVersion)
+  if (problem !== undefined) throw new UsageError(problem)
+  const apiVersions = listFlag(args, 'api-versions').flatMap((v) => (v === '' ? [] : v.split(',')))
+  return { apiVersions, ...(kubeVersion !== undefined ? { kubeVersion } : {}) }
+}
+
+function chartRenderOptions(
+  args: ParsedArgs,
+  path: string,
+  capabilities: CapabilityFlags,
+  namespace: string | undefined,
+): ChartRenderOptions {
+  const major = stringFlag(args, 'helm-version') ?? 'v3'
+  if (major !== 'v3' && major !== 'v4') throw new UsageError(`--helm-version ${JSON.stringify(major)}: expected v3 or v4`)
+  return {
+    path,
+    releaseName: stringFlag(args, 'release-name') ?? 'release-name',
+    namespace: namespace ?? 'default',
+    helm: major,
+    capabilities,
+    values: {
+      valueFiles: listFlag(args, 'values'),
+      set: listFlag(args, 'set'),
+      setString: listFlag(args, 'set-string'),
+      setFile: listFlag(args, 'set-file'),
+    },
+  }
 }
 
 export async function runRender(argv: readonly string[], env: Env, io?: Partial<CliIO>): Promise<number> {
@@ -130,6 +213,11 @@ export async function runRender(argv: readonly string[], env: Env, io?: Partial<
   const opts = parsed.options
   let client: KubeClient | undefined
   try {
+    if (opts.source.kind === 'chart') {
+      // Only an explicit --kubeconfig reaches a cluster, for its capabilities.
+      if (opts.kubeconfig !== undefined) client = connect(opts.kubeconfig, {})
+      return writeResult(await renderLocalChart(opts.source, client), opts.showSecrets, { stdout, stderr })
+    }
     let inputs: Inputs
     if (opts.source.kind === 'cluster') {
       client = connect(opts.kubeconfig, env)
@@ -151,19 +239,24 @@ export async function runRender(argv: readonly string[], env: Env, io?: Partial<
       client,
       opts.helm,
     )
-    for (const note of result.notes) stderr.write(`note: ${note}\n`)
-    if (!result.ok) {
-      stderr.write(`template-sync render: ${result.reason}: ${result.message}\n`)
-      return 1
-    }
-    stdout.write(dumpDocuments(opts.showSecrets ? result.objects : result.objects.map((o) => maskSecret(o))))
-    return 0
+    return writeResult(result, opts.showSecrets, { stdout, stderr })
   } catch (err) {
     stderr.write(`template-sync render: ${(err as Error).message}\n`)
     return err instanceof CommandError ? err.exitCode : 1
   } finally {
     client?.close()
   }
+}
+
+/** Notes and the objects (Secrets masked unless showSecrets), or the failure; the exit code. */
+function writeResult(result: RenderedObjects | ChartRenderResult, showSecrets: boolean, io: CliIO): number {
+  for (const note of result.notes) io.stderr.write(`note: ${note}\n`)
+  if (!result.ok) {
+    io.stderr.write(`template-sync render: ${result.reason}: ${result.message}\n`)
+    return 1
+  }
+  io.stdout.write(dumpDocuments(showSecrets ? result.objects : result.objects.map((o) => maskSecret(o))))
+  return 0
 }
 
 export interface Inputs {
@@ -246,7 +339,7 @@ export type RenderedObjects =
 export async function renderObjects(
   inputs: Inputs,
   client: KubeClient | undefined,
-  helmOptions: HelmCliOptions = { plainHttp: false },
+  helmOptions: HelmCliOptions = { plainHttp: false, apiVersions: [] },
 ): Promise<RenderedObjects> {
   const { template, instance } = inputs
   const notes: string[] = []
@@ -294,8 +387,21 @@ export async function renderObjects(
       if (rendered.ok) notes.push(...(await unknownKindNotes(client, rendered.objects)))
     }
     if (!rendered.ok) return { ok: false, reason: rendered.reason, message: rendered.message, notes }
+    // The reconciler's tenancy check; offline, kinds of unknown scope are left to the notes above.
+    const mapper = client === undefined ? undefined : new RestMapper(client)
+    const scoped: ScopedObject[] = []
+    for (const object of rendered.objects) {
+      const namespaced =
+        mapper === undefined
+          ? offlineScopeOf(object.apiVersion, object.kind)
+          : (await mapper.mapping(object.apiVersion, object.kind).catch(() => undefined))?.namespaced
+      if (namespaced !== undefined || mapper !== undefined) scoped.push({ object, namespaced })
+    }
+    const problem = objectScopeProblem(template, namespace, scoped)
+    if (problem !== undefined) return { ok: false, reason: Reason.ObjectForbidden, message: problem, notes }
     const owner = { name: instance.metadata?.name ?? '', namespace, uid: instance.metadata?.uid ?? '' }
-    return { ok: true, objects: rendered.objects.map((o) => pipeline.stamp(o, owner, mode)), mode, notes }
+    const templateRef = instance.spec.templateRef
+    return { ok: true, objects: rendered.objects.map((o) => pipeline.stamp(o, owner, mode, templateRef)), mode, notes }
   } finally {
     if (client === undefined) pipelineClient.close()
   }
@@ -348,6 +454,10 @@ class OfflineSourceError extends Error {
 }
 
 const offlineSources: ParameterSources = {
+  namespaced: (apiVersion, kind) => {
+    const scope = offlineScopeOf(apiVersion, kind)
+    return scope === undefined ? Promise.reject(new OfflineSourceError('object field')) : Promise.resolve(scope)
+  },
   secretValue: () => Promise.reject(new OfflineSourceError('Secret')),
   configMapValue: () => Promise.reject(new OfflineSourceError('ConfigMap')),
   objectField: () => Promise.reject(new OfflineSourceError('object field')),
@@ -371,10 +481,6 @@ async function offlineParameters(template: Template, instance: TemplateInstance)
       1,
     )
   }
-}
-
-function skippedNotes(skipped: readonly { template: string; reason: string }[]): string[] {
-  return skipped.map((s) => `${s.template} is not applied: ${s.reason}`)
 }
 
 function offlineScopeOf(apiVersion: string, kind: string): boolean | undefined {

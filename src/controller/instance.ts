@@ -42,8 +42,9 @@ import type { KubeClient } from '../kube/client.ts'
 import { CONTENT_JSON_PATCH, CONTENT_MERGE } from '../kube/client.ts'
 import { KubeApiError } from '../kube/errors.ts'
 import type { ObjectClient } from '../kube/objects.ts'
-import { formatInstanceRef } from '../api/ownership.ts'
+import { formatInstanceRef, readTemplateRef } from '../api/ownership.ts'
 import { extractOutputs, outputSourceRefs } from '../outputs/extract.ts'
+import { NO_REDACTION, type Redact, redactValue, redactor, withoutSecretData } from '../render/redact.ts'
 import { applyActions } from './apply/apply.ts'
 import { type ChangeSet, failures } from './apply/changeset.ts'
 import { dryRunGate, foundExisting } from './apply/diff.ts'
@@ -152,6 +153,9 @@ interface Memory {
     values: Record<string, unknown>
     resolved: NonNullable<TemplateInstanceStatus['resolvedParameters']>
     sources: SourceRef[]
+    withheld: readonly string[]
+    /** Built from the values read from Secrets. */
+    redact: Redact
   }
 }
 
@@ -178,6 +182,8 @@ class Pass {
   /** Events about the pass as a whole (conflicts, a rejected render, failed applies, watches). */
   readonly notes: EventNote[] = []
   requeueAfterMs: number | undefined
+  /** Takes the values read from Secrets out of every text the pass sends out (src/render/redact.ts). */
+  redact: Redact = NO_REDACTION
   private readonly now: Date
   private readonly generation: number | undefined
 
@@ -190,7 +196,8 @@ class Pass {
 
   set(u: ConditionUpdate): void {
     const observed = this.generation !== undefined ? { observedGeneration: this.generation } : {}
-    this.conditions = setCondition(this.conditions, { ...u, ...observed }, this.now)
+    const message = u.message === undefined ? {} : { message: this.redact(u.message) }
+    this.conditions = setCondition(this.conditions, { ...u, ...observed, ...message }, this.now)
   }
 
   /** Come back after ms at the latest. */
@@ -263,6 +270,8 @@ export class InstanceReconciler {
     const pass = new Pass(now, inst.metadata.generation, this.statusBase(key, inst))
     try {
       return await this.sync(key, inst, pass, now)
+    } catch (e) {
+      throw redactError(e, pass.redact)
     } finally {
       // Normally recorded before the status write; here also when the pass failed half-way.
       this.record(inst, pass)
@@ -445,15 +454,25 @@ export class InstanceReconciler {
     if (mode === 'off' && prev.firstAppliedAt) {
       this.releaseWatches(key)
       m.fights.clear()
-      const missing = await this.maintainFrozen(inst, knownKinds, prev.renderedResources ?? [])
-      await this.refreshOutputs(template, inst, status, set, { frozen: true, values: {}, rendered: prev.renderedResources ?? [] })
+      const { missing, kept } = await this.maintainFrozen(inst, knownKinds, prev.renderedResources ?? [])
+      await this.refreshOutputs(
+        template,
+        inst,
+        status,
+        set,
+        { frozen: true, values: {}, rendered: prev.renderedResources ?? [] },
+        pass.redact,
+      )
       set({
         type: C.Synced,
         status: 'False',
         reason: Reason.Frozen,
         message:
           `frozen since ${prev.firstAppliedAt}: sync mode is off` +
-          (missing.length > 0 ? `; missing rendered objects (not recreated under off): ${missing.slice(0, 5).join(', ')}` : ''),
+          (missing.length > 0 ? `; missing rendered objects (not recreated under off): ${missing.slice(0, 5).join(', ')}` : '') +
+          (kept.length > 0
+            ? `; rendered by another Template, these keep its protection until this instance applies them again: ${kept.slice(0, 5).join(', ')}`
+            : ''),
       })
       return finish()
     }
@@ -472,10 +491,13 @@ export class InstanceReconciler {
     const memoKey = hashOf([template.metadata?.uid, template.metadata?.generation, uid, gen, inst.metadata?.labels ?? {}, m.sourceEpoch])
     let desiredRaw: IdentifiedObject[]
     let values: Record<string, unknown>
+    let withheld: readonly string[]
     if (m.renderMemo?.key === memoKey) {
       desiredRaw = m.renderMemo.objects
       values = m.renderMemo.values
       status.resolvedParameters = m.renderMemo.resolved
+      withheld = m.renderMemo.withheld
+      pass.redact = m.renderMemo.redact
     } else {
       const params = await this.deps.pipeline.resolveParameters(template, inst)
       this.deps.sources.setOwnerKeys(key, mode === 'off' ? [] : sourceWatchKeys(params.sources))
@@ -483,10 +505,12 @@ export class InstanceReconciler {
         set({ type: C.ParametersValid, status: 'False', reason: params.reason, message: params.message })
         return finish()
       }
-      set({ type: C.ParametersValid, status: 'True', reason: Reason.AllParametersResolved, message: '' })
       status.resolvedParameters = params.resolved
+      withheld = params.withheld
+      pass.redact = redactor(params.secretValues)
       const rendered = await this.deps.pipeline.render(template, inst, params.values)
       if (!rendered.ok) {
+        set(parametersResolved(withheld))
         set({ type: C.Rendered, status: 'False', reason: rendered.reason, message: rendered.message })
         return finish(rendered.retryAfterMs === undefined ? undefined : { requeueAfterMs: rendered.retryAfterMs })
       }
@@ -495,9 +519,17 @@ export class InstanceReconciler {
       // as the memo holds the object (docs/reconciler-memory.md).
       desiredRaw = structuredClone(rendered.objects)
       values = params.values
-      m.renderMemo = { key: memoKey, objects: desiredRaw, values, resolved: params.resolved, sources: params.sources }
+      m.renderMemo = {
+        key: memoKey,
+        objects: desiredRaw,
+        values,
+        resolved: params.resolved,
+        sources: params.sources,
+        withheld,
+        redact: pass.redact,
+      }
     }
-    set({ type: C.ParametersValid, status: 'True', reason: Reason.AllParametersResolved, message: '' })
+    set(parametersResolved(withheld))
     set({ type: C.Rendered, status: 'True', reason: Reason.Success, message: `${desiredRaw.length} object(s) rendered` })
     status.resolvedTemplateRef = {
       name: ref.name,
@@ -505,7 +537,7 @@ export class InstanceReconciler {
       ...(template.metadata?.generation !== undefined ? { generation: template.metadata.generation } : {}),
     }
 
-    const desired = desiredRaw.map((o) => desiredObject(this.deps.pipeline.stamp(o, { name, namespace: ns, uid }, mode)))
+    const desired = desiredRaw.map((o) => desiredObject(this.deps.pipeline.stamp(o, { name, namespace: ns, uid }, mode, ref)))
 
     // 5. Record the kinds about to be applied on the instance before any apply
     //    (with our finalizer, in one patch), so that cleanup can always find
@@ -565,7 +597,10 @@ export class InstanceReconciler {
       for (const r of releases) released.add(r.desired.key)
       for (const r of await release(this.deps.objects, releases)) {
         if (r.action === 'failed')
-          this.deps.log.warn({ instance: key, object: describeObject(r.ref), err: r.error.message }, 'could not release deleted object')
+          this.deps.log.warn(
+            { instance: key, object: describeObject(r.ref), err: pass.redact(r.error.message) },
+            'could not release deleted object',
+          )
         else pass.changes.push(r)
         pass.wake(500)
       }
@@ -646,7 +681,7 @@ export class InstanceReconciler {
     status.renderedResources = [...this.resourceRefs(desired, m, new Set()), ...failedDeletes]
     const clean = owned.errors.length === 0 && failedDeletes.length === 0 && released.size === 0
 
-    await this.refreshOutputs(template, inst, status, set, { frozen: false, values, rendered: desired.map((d) => d.ref) })
+    await this.refreshOutputs(template, inst, status, set, { frozen: false, values, rendered: desired.map((d) => d.ref) }, pass.redact)
 
     // 11. Sync condition.
     if (mode === 'off') {
@@ -740,8 +775,9 @@ export class InstanceReconciler {
   private record(inst: TemplateInstance, pass: Pass): void {
     const notes = [...eventsFor(pass.changes.splice(0), this.fight), ...pass.notes.splice(0)]
     for (const n of notes) {
-      if (n.type === 'Normal') this.deps.events.normal(inst, n.reason, n.message)
-      else this.deps.events.warning(inst, n.reason, n.message)
+      const message = pass.redact(n.message)
+      if (n.type === 'Normal') this.deps.events.normal(inst, n.reason, message)
+      else this.deps.events.warning(inst, n.reason, message)
     }
   }
 
@@ -821,6 +857,7 @@ export class InstanceReconciler {
       values: Record<string, unknown>
       rendered: readonly { apiVersion: string; kind: string; name: string; namespace?: string }[]
     },
+    redact: Redact,
   ): Promise<void> {
     const outputs = template.spec.outputs ?? []
     if (outputs.length === 0 && status.outputs === undefined) {
@@ -841,23 +878,18 @@ export class InstanceReconciler {
     const live = new Map<string, object | undefined>()
     for (const r of outputSourceRefs(base)) {
       const ref = { apiVersion: r.apiVersion, kind: r.kind, name: r.name, ...(r.namespace ? { namespace: r.namespace } : {}) }
-      live.set(
-        objectKey(ref),
-        await this.live
-          .get({
-            apiVersion: r.apiVersion,
-            kind: r.kind,
-            metadata: { name: r.name, ...(r.namespace ? { namespace: r.namespace } : {}) },
-          })
-          .catch(() => undefined),
-      )
+      const obj = await this.live
+        .get({ apiVersion: r.apiVersion, kind: r.kind, metadata: { name: r.name, ...(r.namespace ? { namespace: r.namespace } : {}) } })
+        .catch(() => undefined)
+      // Outputs never copy a Secret's content into status.
+      live.set(objectKey(ref), withoutSecretData(obj))
     }
     const out = extractOutputs({
       ...base,
       live: (r) =>
         live.get(objectKey({ apiVersion: r.apiVersion, kind: r.kind, name: r.name, ...(r.namespace ? { namespace: r.namespace } : {}) })),
     })
-    if (Object.keys(out.values).length > 0) status.outputs = out.values
+    if (Object.keys(out.values).length > 0) status.outputs = redactValue(out.values, redact)
     else delete status.outputs
     set({ type: C.OutputsResolved, status: out.condition.status, reason: out.condition.reason, message: out.condition.message })
   }
@@ -875,16 +907,30 @@ export class InstanceReconciler {
   /**
    * While frozen: keep the sync-mode label current, drop our finalizer (so a
    * manual delete completes), never recreate, and report which rendered
-   * objects are gone.
+   * objects are gone. An object another Template rendered (the instance's
+   * templateRef changed since) is left as it is: its protection is that
+   * Template's until this instance applies it again, and relabelling it here
+   * would let the instance's author switch strict off (docs/security.md).
    */
-  private async maintainFrozen(inst: TemplateInstance, gvks: readonly string[], rendered: readonly ResourceReference[]): Promise<string[]> {
+  private async maintainFrozen(
+    inst: TemplateInstance,
+    gvks: readonly string[],
+    rendered: readonly ResourceReference[],
+  ): Promise<{ missing: string[]; kept: string[] }> {
     const { objects } = await this.live.owned(inst.metadata?.uid ?? '', gvks, false)
     const byKey = new Map(objects.map((o) => [objectKey(refOf(o)), o]))
+    const current = formatInstanceRef(inst.spec.templateRef)
     const missing: string[] = []
+    const kept: string[] = []
     for (const r of rendered) {
       const o = byKey.get(objectKey(r))
       if (!o) {
         missing.push(describeObject(r))
+        continue
+      }
+      const renderedBy = readTemplateRef(o)
+      if (renderedBy !== undefined && formatInstanceRef(renderedBy) !== current) {
+        kept.push(`${describeObject(r)} (Template ${formatInstanceRef(renderedBy)})`)
         continue
       }
       // Objects frozen after a revert/strict period still carry our finalizer;
@@ -903,8 +949,31 @@ export class InstanceReconciler {
         })
       }
     }
-    return missing
+    return { missing, kept }
   }
+}
+
+/** ParametersValid after every value resolved; names what exposeInStatus could not record because it came from a Secret. */
+function parametersResolved(withheld: readonly string[]): ConditionUpdate {
+  if (withheld.length === 0) return { type: C.ParametersValid, status: 'True', reason: Reason.AllParametersResolved, message: '' }
+  return {
+    type: C.ParametersValid,
+    status: 'True',
+    reason: Reason.SecretNotExposed,
+    message:
+      `not recorded in status.resolvedParameters despite exposeInStatus: ${withheld.map((n) => JSON.stringify(n)).join(', ')}; ` +
+      'values read from Secrets are never written to status',
+  }
+}
+
+/** An error whose message may quote a value read from a Secret (an API server's validation message), redacted. */
+function redactError(e: unknown, redact: Redact): unknown {
+  if (redact === NO_REDACTION || !(e instanceof Error) || redact(e.message) === e.message) return e
+  if (e instanceof KubeApiError) {
+    const causes = e.causes.map((c) => (c.message === undefined ? c : { ...c, message: redact(c.message) }))
+    return new KubeApiError(e.method, e.path, e.code, e.reason, redact(e.apiMessage), causes)
+  }
+  return Object.assign(new Error(redact(e.message)), { name: e.name })
 }
 
 /** The instance's Synced condition says its drift watches were active. */

@@ -12,7 +12,7 @@ import type { Logger } from 'pino'
 import type { Template } from '../api/template.ts'
 import type { TemplateInstance } from '../api/templateinstance.ts'
 import { GROUP, VERSION, LABEL_INSTANCE_UID } from '../api/names.ts'
-import { sameTemplateValidity } from '../api/conditions.ts'
+import { grantRefusalOf, sameTemplateValidity } from '../api/conditions.ts'
 import type { KubeClient } from '../kube/client.ts'
 import { RestMapper, resourcePath } from '../kube/discovery.ts'
 import { ObjectClient } from '../kube/objects.ts'
@@ -31,7 +31,7 @@ import { TemplateReconciler } from './template.ts'
 import type { RenderPipeline, TemplateValidator } from './pipeline.ts'
 import { parseTrackedKind, recordedKinds } from '../api/templateinstance-kinds.ts'
 import { ORPHAN_OWNER, OrphanReleaser } from './orphans.ts'
-import { INDEX_TEMPLATE, instanceIndexers, renderedObjectIndexers } from './indexes.ts'
+import { INDEX_TEMPLATE, instanceIndexers, renderedObjectIndexers, templatesOf, templatesToRecheck } from './indexes.ts'
 import { driftCacheTransform, FieldSetInterner, slimManagedFields } from './managed-fields-slim.ts'
 
 export interface ManagerOptions {
@@ -247,6 +247,11 @@ export class Manager {
       client,
       getTemplate: (ns, name) => this.templates.get(ns, name),
       instancesUsing: (ns, name) => this.instancesUsing(ns, name),
+      grantRefusals: (ns, name) =>
+        this.instances
+          .byIndex(INDEX_TEMPLATE, keyOf(ns, name))
+          .filter((i) => i.spec?.templateRef?.namespace === ns && i.spec.templateRef.name === name)
+          .flatMap((i) => grantRefusalOf(i) ?? []),
       validator: opts.validator,
       events: opts.events,
       now,
@@ -254,6 +259,7 @@ export class Manager {
 
     this.instances.on('add', (i) => this.onInstance(i, this.instances.hasSynced() ? PRIORITY.normal : PRIORITY.low))
     this.instances.on('update', (i, old) => {
+      for (const t of templatesToRecheck(i, old)) this.templateQueue.add(t)
       // Status-only updates (our own writes) carry nothing new to act on.
       if (
         i.metadata?.generation === old.metadata?.generation &&
@@ -272,8 +278,7 @@ export class Manager {
       // Gone without our cleanup (finalizer removed by hand), it may have left objects behind.
       this.orphans.hold(recordedKinds(i))
       // A Template waiting for its last user to go may now be released.
-      const ref = i.spec?.templateRef
-      if (ref) this.templateQueue.add(keyOf(ref.namespace, ref.name))
+      for (const t of templatesOf(i)) this.templateQueue.add(t)
     })
     const onTemplate = (t: Template, old?: Template): void => {
       const key = keyOf(t.metadata?.namespace, t.metadata?.name)

@@ -9,7 +9,16 @@ import type { SyncMode } from '../api/names.ts'
 import type { IdentifiedObject, SourceRef } from '../api/meta.ts'
 
 export type ParameterOutcome =
-  | { ok: true; values: Record<string, unknown>; resolved: ResolvedParameter[]; sources: SourceRef[] }
+  | {
+      ok: true
+      values: Record<string, unknown>
+      resolved: ResolvedParameter[]
+      sources: SourceRef[]
+      /** exposeInStatus parameters whose value came from a Secret, and so is not in `resolved`. */
+      withheld: string[]
+      /** Values read from Secrets: redacted from every message, status field and log (src/render/redact.ts). */
+      secretValues: unknown[]
+    }
   | { ok: false; reason: string; message: string; sources: SourceRef[] }
 
 /**
@@ -33,7 +42,8 @@ export interface RenderPipeline {
   checkTargetNamespace(template: Template, namespace: string, namespaceLabels: Record<string, string> | undefined): PolicyOutcome
   resolveParameters(template: Template, instance: TemplateInstance): Promise<ParameterOutcome>
   render(template: Template, instance: TemplateInstance, values: Record<string, unknown>): Promise<RenderOutcome>
-  stamp(obj: IdentifiedObject, owner: OwnerIdentity, mode: SyncMode): IdentifiedObject
+  /** `template`: the Template being rendered, recorded on the object for the webhook. */
+  stamp(obj: IdentifiedObject, owner: OwnerIdentity, mode: SyncMode, template: { namespace: string; name: string }): IdentifiedObject
 }
 
 export type TemplateCheck = { ok: true } | { ok: false; reason: string; message: string }

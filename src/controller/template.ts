@@ -8,6 +8,8 @@ import type { Condition } from '../api/meta.ts'
 import { FINALIZER_TEMPLATE } from '../api/names.ts'
 import {
   TemplateConditionType as C,
+  type GrantRefusal,
+  instancesWithinGrants,
   Reason,
   setCondition,
   removeCondition,
@@ -24,8 +26,10 @@ import type { EventSink, ReconcileResult } from './instance.ts'
 export interface TemplateDeps {
   client: KubeClient
   getTemplate(namespace: string, name: string): Template | undefined
-  /** Keys (ns/name) of the instances whose templateRef names this Template. */
+  /** Keys (ns/name) of the instances whose templateRef names this Template, or whose objects it last rendered. */
   instancesUsing(namespace: string, name: string): string[]
+  /** Instances of this Template refused for reaching beyond their namespace (InstancesWithinGrants). */
+  grantRefusals(namespace: string, name: string): GrantRefusal[]
   validator: TemplateValidator
   events: EventSink
   now(): Date
@@ -62,7 +66,7 @@ export class TemplateReconciler {
           type: C.Deleting,
           status: 'False',
           reason: Reason.DeletionBlocked,
-          message: `Template is referenced by ${users.length} TemplateInstance(s) and cannot be deleted: ${users.slice(0, 5).join(', ')}${users.length > 5 ? ', ...' : ''}`,
+          message: `Template is used by ${users.length} TemplateInstance(s) (named in spec.templateRef, or their objects were last rendered from it) and cannot be deleted: ${users.slice(0, 5).join(', ')}${users.length > 5 ? ', ...' : ''}`,
         })
         await writeStatus(
           this.deps.client,
@@ -164,6 +168,7 @@ export class TemplateReconciler {
         }
       }
     }
+    set(instancesWithinGrants(this.deps.grantRefusals(namespace, name)))
     const next: TemplateStatus = { ...prev, conditions: [...conds], phase: deriveTemplatePhase(conds) }
     if (gen !== undefined) next.observedGeneration = gen
     await writeStatus(

@@ -5,7 +5,8 @@
 // whoever changed it, e.g. an HPA scaling spec.replicas.
 
 import { isIgnoredPath } from '../fieldpath/match.ts'
-import { isProtectedPath } from '../fieldpath/protected.ts'
+import { isProtectedPath, PROTECTED_PATHS } from '../fieldpath/protected.ts'
+import { SERVER_MANAGED_METADATA } from './server-managed.ts'
 import type { CompiledIgnore } from '../fieldpath/compile.ts'
 import type { PathStep } from '../fieldpath/types.ts'
 
@@ -45,8 +46,36 @@ function walk(desired: Json, live: Json, ignore: CompiledIgnore, steps: PathStep
   return desired
 }
 
-/** Returns a copy of `desired` with ignored fields taken from `live` where it has them. */
+/**
+ * Returns a copy of `desired` with ignored fields taken from `live` where it
+ * has them. A live value taken whole (with `metadata` ignored, all of live
+ * metadata) never brings what the API server writes itself, which an apply
+ * may not send, and never replaces a protected key: those stay as rendered.
+ */
 export function preserveIgnoredFields<T>(desired: T, live: unknown, ignore: CompiledIgnore): T {
   if (live === undefined || live === null) return desired
-  return walk(desired, live, ignore, []) as T
+  const out = walk(desired, live, ignore, [])
+  if (!isObject(out) || !isObject(out.metadata)) return out as T
+  const meta = out.metadata
+  for (const k of SERVER_MANAGED_METADATA) delete meta[k]
+  for (const path of PROTECTED_PATHS) restore(out, desired, path)
+  return out as T
+}
+
+/** Sets `path` in `out` to its value in `desired`, or removes it where `desired` has none; `out` is our own copy. */
+function restore(out: Record<string, Json>, desired: Json, path: readonly string[]): void {
+  let from: Json = desired
+  let to: Record<string, Json> = out
+  for (const [i, key] of path.entries()) {
+    const wanted = isObject(from) && Object.hasOwn(from, key) ? from[key] : undefined
+    if (i === path.length - 1) {
+      if (wanted === undefined) delete to[key]
+      else to[key] = clone(wanted)
+      return
+    }
+    if (wanted === undefined && !isObject(to[key])) return
+    if (!isObject(to[key])) to[key] = {}
+    to = to[key] as Record<string, Json>
+    from = wanted
+  }
 }

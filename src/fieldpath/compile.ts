@@ -3,7 +3,7 @@
 
 import { FieldPathError } from './errors.ts'
 import { parseEntry } from './parse.ts'
-import { PROTECTED_PATHS } from './protected.ts'
+import { PROTECTED_PATHS, PROTECTED_PATHS_TERMINATING } from './protected.ts'
 import { buildTrie, type TrieNode, type TrieRule } from './trie.ts'
 import { keySegment } from './types.ts'
 
@@ -23,17 +23,23 @@ export interface CompiledIgnore {
   readonly [compiledBrand]: true
 }
 
-const PROTECT_RULES: readonly TrieRule[] = Object.freeze(
-  PROTECTED_PATHS.map((p) => Object.freeze({ segments: Object.freeze(p.map(keySegment)), effect: 'protect' as const })),
-)
+const protectRules = (paths: readonly (readonly string[])[]): readonly TrieRule[] =>
+  Object.freeze(paths.map((p) => Object.freeze({ segments: Object.freeze(p.map(keySegment)), effect: 'protect' as const })))
+const PROTECT_RULES = protectRules(PROTECTED_PATHS)
+const PROTECT_RULES_TERMINATING = protectRules(PROTECTED_PATHS_TERMINATING)
+
+export interface CompileOptions {
+  /** For an object being deleted: finalizers are not protected (PROTECTED_PATHS_TERMINATING). */
+  readonly terminating?: boolean
+}
 
 /** Throws the FieldPathError of the first invalid entry. */
-export function compileIgnoreFields(entries: readonly string[]): CompiledIgnore {
+export function compileIgnoreFields(entries: readonly string[], options: CompileOptions = {}): CompiledIgnore {
   assertList(entries)
   const rules: TrieRule[] = entries.map((entry, i) =>
     Object.freeze({ segments: Object.freeze(parseEntry(entry, i)), effect: 'ignore' as const }),
   )
-  rules.push(...PROTECT_RULES)
+  rules.push(...(options.terminating === true ? PROTECT_RULES_TERMINATING : PROTECT_RULES))
   return Object.freeze({
     entries: Object.freeze([...entries]),
     rules: Object.freeze(rules),

@@ -39,7 +39,7 @@ import { goTypeOf } from './sprig/types.ts'
 import { compareGoStrings } from './sprig/utf8.ts'
 import { quote } from './strconv.ts'
 import { fieldOf, methodOf } from './methods.ts'
-import { nilSlice, underlyingTypeOf } from './sprig/types.ts'
+import { asUnnamedMap, nilSlice, underlyingTypeOf } from './sprig/types.ts'
 import { GoFuncError, GoInt, GoTime, goInt, isMap, isUnsignedKind, wrapInt } from './value.ts'
 import type { ArgKind, GoFuncSpec, GoMap, GoValue, IntKind } from './value.ts'
 
@@ -49,6 +49,8 @@ export type MissingKey = 'error' | 'default' | 'zero'
 export interface ExecSet {
   readonly name: string
   readonly trees: ReadonlyMap<string, Tree>
+  /** The tree to run as `name` when the set holds another one by that name (see ExecuteOptions.root). */
+  readonly root?: Tree
 }
 
 // Marks "no piped value", which differs from a piped value that is undefined.
@@ -159,7 +161,7 @@ export class Executor {
   }
 
   run(data: GoValue): string {
-    const tree = this.set.trees.get(this.set.name)
+    const tree = this.set.root ?? this.set.trees.get(this.set.name)
     if (tree === undefined) {
       throw new ExecError({
         code: 'TEMPLATE_EXEC',
@@ -778,7 +780,7 @@ export class Executor {
         break
       case 'map':
         // A named type on map[string]interface{} (type Values map[string]interface{}) is assignable too.
-        if (isMap(value) && underlyingTypeOf(value) === 'map[string]interface {}') return value
+        if (isMap(value) && underlyingTypeOf(value) === 'map[string]interface {}') return asUnnamedMap(value)
         break
       case 'strings':
         if (Array.isArray(value) && goTypeOf(value) === '[]string') return value

@@ -37,6 +37,13 @@ export interface ExecuteOptions {
   readonly missingKey?: MissingKey
   /** Execute this template of the set instead of the top-level one (Go's ExecuteTemplate). */
   readonly template?: string
+  /**
+   * Run this tree as the top-level template although the set holds another by
+   * its name. Go's Template.Execute runs the template's own tree, and Parse
+   * gives a new template its tree even when the set keeps an earlier,
+   * non-empty one under that name (an empty tree never replaces it).
+   */
+  readonly root?: Tree
 }
 
 /**
@@ -54,6 +61,7 @@ export function parse(name: string, text: string, funcs: FuncMap = {}): ParsedTe
 export function execute(t: ParsedTemplate, data: GoValue, opts: ExecuteOptions = {}): string {
   const limits: ExecLimits = opts.limits === undefined ? defaultLimits : { ...defaultLimits, ...opts.limits }
   const entry = opts.template ?? t.name
+  if (opts.root !== undefined) return executeSet({ name: entry, trees: t.trees, root: opts.root }, data, limits, opts.missingKey ?? 'error')
   if (!t.trees.has(entry)) {
     throw new ExecError({
       code: 'TEMPLATE_EXEC',

@@ -499,7 +499,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
         '--controllers=namespace-controller,garbage-collector-controller,serviceaccount-controller,serviceaccount-token-controller,clusterrole-aggregation-controller,root-ca-certificate-publisher-controller',
         `--service-account-private-key-file=${join(pki, 'sa.key')}`,
         `--root-ca-file=${join(pki, 'ca.crt')}`,
-        '--use-service-account-credentials=false',
+        '--use-service-account-credentials=true',
         '--v=1',
       ])
       await waitFor(

@@ -27,6 +27,14 @@ async function getOrSourceError<T>(client: KubeClient, path: string, what: strin
 
 export function apiParameterSources(client: KubeClient, mapper: RestMapper): ParameterSources {
   return {
+    async namespaced(apiVersion, kind) {
+      try {
+        return (await mapper.mapping(apiVersion, kind)).namespaced
+      } catch (e) {
+        if (e instanceof UnknownKindError) return undefined
+        throw e
+      }
+    },
     async secretValue(namespace, name, key) {
       const what = `Secret ${namespace}/${name}`
       const s = await getOrSourceError<DataObject>(

@@ -14,6 +14,7 @@ import { validateIgnoreFields } from '../fieldpath/compile.ts'
 import { ParseError, type ParsedTemplate } from '../gotemplate/index.ts'
 import { resolveParameters } from '../render/params.ts'
 import { checkTargetNamespace } from '../render/targetns.ts'
+import { objectScopeProblem } from '../render/grants.ts'
 import { renderInstance, compileTemplate } from '../render/render.ts'
 import type { ParamValue } from '../render/types.ts'
 import type { DryRunCheck, RenderPipeline, TemplateValidator, RenderOutcome } from '../controller/pipeline.ts'
@@ -79,29 +80,42 @@ export function createRenderPipeline(client: KubeClient, helm: HelmSupport): Ren
   const cache = new TemplateCache()
   const valuesCache = new ValuesTemplateCache()
   const scope = discoveryScope(mapper)
+  const renderObjects = async (
+    template: Template,
+    instance: TemplateInstance,
+    values: Record<string, ParamValue>,
+  ): Promise<RenderOutcome> => {
+    if (template.spec.helm !== undefined) return renderHelmTemplate(helm, valuesCache, template, instance, values, scope)
+    const unknown = new Set<string>()
+    const first = renderWith(template, instance, values, cache, mapper, unknown)
+    if (!first.ok || unknown.size === 0) return first
+    // Learn the scope of kinds seen for the first time, then render again.
+    for (const g of unknown) {
+      const { apiVersion, kind } = parseGvkString(g)
+      await mapper.mapping(apiVersion, kind).catch(() => undefined)
+    }
+    return renderWith(template, instance, values, cache, mapper, new Set())
+  }
   return {
     checkTargetNamespace: (template, namespace, labels) => checkTargetNamespace(template, namespace, labels),
     resolveParameters: async (template, instance) => {
       const r = await resolveParameters({ template, instance, sources })
       return r.ok
-        ? { ok: true, values: r.values, resolved: r.resolved, sources: r.sources }
+        ? { ok: true, values: r.values, resolved: r.resolved, sources: r.sources, withheld: r.withheld, secretValues: r.secretValues }
         : { ok: false, reason: r.reason, message: r.message, sources: r.sources }
     },
     render: async (template, instance, values) => {
-      if (template.spec.helm !== undefined) {
-        return renderHelmTemplate(helm, valuesCache, template, instance, values as Record<string, ParamValue>, scope)
-      }
-      const unknown = new Set<string>()
-      const first = renderWith(template, instance, values as Record<string, ParamValue>, cache, mapper, unknown)
-      if (!first.ok || unknown.size === 0) return first
-      // Learn the scope of kinds seen for the first time, then render again.
-      for (const g of unknown) {
-        const { apiVersion, kind } = parseGvkString(g)
-        await mapper.mapping(apiVersion, kind).catch(() => undefined)
-      }
-      return renderWith(template, instance, values as Record<string, ParamValue>, cache, mapper, new Set())
+      const rendered = await renderObjects(template, instance, values as Record<string, ParamValue>)
+      if (!rendered.ok) return rendered
+      // Every kind was looked up while rendering (namespace defaulting), so the scopes are cached.
+      const problem = objectScopeProblem(
+        template,
+        instance.metadata?.namespace ?? '',
+        rendered.objects.map((object) => ({ object, namespaced: mapper.cached(object.apiVersion, object.kind)?.namespaced })),
+      )
+      return problem === undefined ? rendered : { ok: false, reason: Reason.ObjectForbidden, message: problem }
     },
-    stamp: (obj, owner, mode) => stampOwnership(obj, owner, mode),
+    stamp: (obj, owner, mode, template) => stampOwnership(obj, owner, mode, template),
   }
 }
 

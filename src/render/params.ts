@@ -10,6 +10,8 @@
 import type { SourceRef } from '../api/meta.ts'
 import type { Template, TemplateParameterDefinition } from '../api/template.ts'
 import type { ObjectFieldRef, ResolvedParameter, TemplateInstance, TemplateParameter, ValueFrom } from '../api/templateinstance.ts'
+import { parseApiVersion } from '../api/identity.ts'
+import { type Access, accessAllowed, refusal } from './grants.ts'
 import { JsonPathError, parseObjectFieldPath } from './jsonpath.ts'
 import { checkParameterType, emptyValue, isParameterType } from './paramtypes.ts'
 import { SourceError } from './sources.ts'
@@ -26,7 +28,7 @@ export interface ParameterSource extends SourceRef {
   readonly parameter: string
 }
 
-export type ParameterFailureReason = 'InvalidParameter' | 'OverrideNotAllowed' | 'ParameterResolutionFailed'
+export type ParameterFailureReason = 'InvalidParameter' | 'OverrideNotAllowed' | 'ParameterResolutionFailed' | 'ParameterSourceForbidden'
 
 export type ParameterResult =
   | {
@@ -36,6 +38,10 @@ export type ParameterResult =
       /** status.resolvedParameters, in declaration order. */
       readonly resolved: ResolvedParameter[]
       readonly sources: ParameterSource[]
+      /** Parameters with exposeInStatus whose value came from a Secret: resolved, but not recorded in status. */
+      readonly withheld: string[]
+      /** The values read from Secrets, which no message, status field or log may carry (redact.ts). */
+      readonly secretValues: ParamValue[]
     }
   | {
       readonly ok: false
@@ -77,16 +83,34 @@ export async function resolveParameters(input: ParameterInput): Promise<Paramete
   const entries = instance.spec.parameters ?? []
   const decls = new Map<string, TemplateParameterDefinition>()
   for (const d of declared) if (!decls.has(d.name)) decls.set(d.name, d)
-  const watched = collectSources(entries, decls, instanceNamespace)
+  // What each source would read, and whether the instance may read it: a
+  // refused source is neither read nor watched.
+  const accesses = await sourceAccesses(entries, decls, instanceNamespace, sources)
+  const grants = template.spec.grants?.parameterSources
+  const refused = entries.find((e) => {
+    const a = accesses.get(e.name)
+    return a !== undefined && !accessAllowed(grants, a, instanceNamespace)
+  })
+  const watched = collectSources(entries, decls, instanceNamespace).filter((s) => s.parameter !== refused?.name)
   const fail = (reason: ParameterFailureReason, message: string, parameter?: string): Failure =>
     parameter === undefined ? { ok: false, reason, message, sources: watched } : { ok: false, reason, message, parameter, sources: watched }
 
   const structural = checkStructure(declared, entries, decls, templateRef)
   if (structural !== undefined) return fail(structural.reason, structural.message, structural.parameter)
+  if (refused !== undefined) {
+    const access = accesses.get(refused.name) as Access
+    return fail(
+      'ParameterSourceForbidden',
+      `parameter ${q(refused.name)}: valueFrom reads ${refusal(template, access, instanceNamespace, 'parameterSources')}`,
+      refused.name,
+    )
+  }
 
   const byName = new Map(entries.map((e) => [e.name, e]))
   const values = Object.create(null) as Record<string, ParamValue>
   const resolved: ResolvedParameter[] = []
+  const withheld: string[] = []
+  const secretValues: ParamValue[] = []
   for (const decl of decls.values()) {
     const entry = byName.get(decl.name)
     let value: ParamValue
@@ -95,8 +119,15 @@ export async function resolveParameters(input: ParameterInput): Promise<Paramete
     if (entry?.valueFrom !== undefined) {
       const from = describeSource(entry.valueFrom, instanceNamespace)
       try {
+        if (entry.valueFrom.objectFieldRef !== undefined && !accesses.has(entry.name)) {
+          // Its scope is unknown, so it cannot be checked: not read, as if the kind were absent.
+          throw new SourceError(
+            `${entry.valueFrom.objectFieldRef.apiVersion} ${entry.valueFrom.objectFieldRef.kind} is not served by the API server`,
+          )
+        }
         value = await readSource(sources, entry.valueFrom, instanceNamespace)
         origin = { text: `valueFrom ${from}`, secret: isSecretSource(entry.valueFrom) }
+        if (origin.secret) secretValues.push(value)
       } catch (err) {
         if (!(err instanceof SourceError)) throw err
         if (entry.defaultValue === undefined) {
@@ -133,9 +164,45 @@ export async function resolveParameters(input: ParameterInput): Promise<Paramete
       value = typed.value
     }
     values[decl.name] = value
-    resolved.push(statusEntry(decl, entry, value))
+    if (decl.exposeInStatus === true && origin.secret) withheld.push(decl.name)
+    resolved.push(statusEntry(decl, entry, value, origin))
   }
-  return { ok: true, values, resolved, sources: watched }
+  return { ok: true, values, resolved, sources: watched, withheld, secretValues }
+}
+
+/**
+ * What each well-formed valueFrom of a declared parameter would read. An
+ * objectFieldRef of a kind the API does not serve has no entry: its scope
+ * cannot be told, so it is not read at all.
+ */
+async function sourceAccesses(
+  entries: readonly TemplateParameter[],
+  decls: ReadonlyMap<string, TemplateParameterDefinition>,
+  instanceNamespace: string,
+  sources: ParameterSources,
+): Promise<Map<string, Access>> {
+  const out = new Map<string, Access>()
+  for (const e of entries) {
+    if (typeof e.name !== 'string' || !decls.has(e.name) || e.valueFrom === undefined || e.valueFrom === null) continue
+    if (entryProblem(e) !== undefined) continue
+    const vf = e.valueFrom
+    const keyRef = vf.secretKeyRef ?? vf.configMapKeyRef
+    if (keyRef !== undefined) {
+      const kind = vf.secretKeyRef !== undefined ? 'Secret' : 'ConfigMap'
+      out.set(e.name, { group: '', kind, namespace: keyRef.namespace || instanceNamespace, name: keyRef.name })
+      continue
+    }
+    const r = vf.objectFieldRef
+    if (r === undefined) continue
+    const namespaced = await sources.namespaced(r.apiVersion, r.kind)
+    if (namespaced === undefined) continue
+    const group = parseApiVersion(r.apiVersion).group
+    const name = r.name || undefined
+    // A GET without a namespace reads the instance's; a LIST without one reads every namespace.
+    const namespace = !namespaced ? undefined : r.namespace || (name !== undefined ? instanceNamespace : '*')
+    out.set(e.name, { group, kind: r.kind, namespace, name })
+  }
+  return out
 }
 
 interface StructuralFailure {
@@ -295,9 +362,15 @@ function collectSources(
   return out
 }
 
-function statusEntry(decl: TemplateParameterDefinition, entry: TemplateParameter | undefined, value: ParamValue): ResolvedParameter {
+/** A value from a Secret is never recorded, exposeInStatus or not (the pass says so on ParametersValid). */
+function statusEntry(
+  decl: TemplateParameterDefinition,
+  entry: TemplateParameter | undefined,
+  value: ParamValue,
+  origin: Origin,
+): ResolvedParameter {
   const out: ResolvedParameter = { name: decl.name }
-  if (decl.exposeInStatus === true) out.value = structuredClone(value)
+  if (decl.exposeInStatus === true && !origin.secret) out.value = structuredClone(value)
   if (entry?.valueFrom !== undefined) out.valueFrom = structuredClone(entry.valueFrom)
   return out
 }

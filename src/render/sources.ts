@@ -18,6 +18,12 @@ export class SourceError extends Error {
 }
 
 export interface ParameterSources {
+  /**
+   * How the API scopes a kind: true namespaced, false cluster-scoped,
+   * undefined when it does not serve the kind (or the apiVersion is invalid).
+   * The tenancy check (grants.ts) needs it before an objectFieldRef is read.
+   */
+  namespaced(apiVersion: string, kind: string): Promise<boolean | undefined>
   /** data[key] of the Secret, base64-decoded. */
   secretValue(namespace: string, name: string, key: string): Promise<string>
   /** data[key] of the ConfigMap. */

@@ -8,6 +8,8 @@
 //   0644 -> 420 (leading-zero octal), 0o644, 0b101, 0x1F, 1_000 -> integers
 //   1e3 -> 1000; timestamps stay strings; !!binary -> decoded string
 //   unknown local tags (!foo x) -> the plain string; duplicate keys: last wins
+//   a line inside a flow collection or quoted scalar at any column (`]` back
+//   at its key's indentation), as libyaml checks indentation in block context only
 //
 // js-yaml does the parsing; only the scalar resolution and key handling are
 // replaced through its tag API. The client library's loadAllYaml is not used:
@@ -270,7 +272,7 @@ export function parseYamlStream(text: string): YamlDocument[] {
     if (chunk.error !== undefined) throw new YamlDocumentError(document, chunk.error)
     let values: unknown[]
     try {
-      values = loadAll(chunk.text, { schema: GO_YAML_SCHEMA, json: true, maxDepth: MAX_DEPTH })
+      values = loadGoYaml(chunk.text)
     } catch (err) {
       if (err instanceof YAMLException) throw new YamlDocumentError(document, yamlMessage(err, chunk.firstLine))
       throw err
@@ -283,6 +285,56 @@ export function parseYamlStream(text: string): YamlDocument[] {
     out.push({ document, line: chunk.firstLine, value: toJson(present[0], document, budget) })
   }
   return out
+}
+
+/** Characters re-read while indenting continuation lines (loadGoYaml), beyond which the first error stands. */
+const MAX_REREAD_CHARS = 64 * 1024 * 1024
+
+/**
+ * loadAll, accepting what go-yaml accepts inside a flow collection or a quoted
+ * scalar: a continuation line at any indentation (libyaml checks indentation
+ * only in block context), such as a `]` back at its key's column. js-yaml
+ * rejects such a line as "deficient indentation"; it is indented to the length
+ * of the line before it (which reaches past the opening bracket or quote, so
+ * past the indentation js-yaml wants) and the text read again. Leading space
+ * on such a line is never content, so the values do not change.
+ */
+function loadGoYaml(text: string): unknown[] {
+  let current = text
+  let reread = 0
+  let lastFixed = -1
+  for (;;) {
+    try {
+      return loadAll(current, { schema: GO_YAML_SCHEMA, json: true, maxDepth: MAX_DEPTH })
+    } catch (err) {
+      const line = err instanceof YAMLException && err.reason === 'deficient indentation' ? err.mark?.line : undefined
+      reread += current.length
+      // The same line failing again means the guess was not the cause; let the error stand.
+      if (typeof line !== 'number' || line === lastFixed || reread > MAX_REREAD_CHARS) throw err
+      const fixed = indentContinuation(current, line)
+      if (fixed === undefined) throw err
+      current = fixed
+      lastFixed = line
+    }
+  }
+}
+
+/** The text with 0-based line `at` indented to the length of the nearest line above that holds content. */
+function indentContinuation(text: string, at: number): string | undefined {
+  const lines = text.split('\n')
+  const target = lines[at]
+  // A document marker at column 0 ends a flow collection in go-yaml too (an error there).
+  if (target === undefined || target.trim() === '' || /^(---|\.\.\.)(\s|$)/.test(target)) return undefined
+  let width = 0
+  for (let i = at - 1; i >= 0 && width === 0; i--) {
+    const above = (lines[i] as string).trimEnd()
+    if (above.trim() !== '' && !above.trimStart().startsWith('#')) width = above.length
+  }
+  // js-yaml counts spaces only; a tab in the indentation stays after the added spaces.
+  const indent = (/^ */.exec(target)?.[0] ?? '').length
+  if (width <= indent) return undefined
+  lines[at] = ' '.repeat(width - indent) + target
+  return lines.join('\n')
 }
 
 interface Chunk {

@@ -4,7 +4,7 @@
 // few strings per object. The copies are plain data; the Reflector freezes them.
 
 import type { KubeObject, ObjectMeta } from '../api/meta.ts'
-import { ANNOTATION_INSTANCE_REF, LABEL_SYNC_MODE, PROTECTED_LABELS } from '../api/names.ts'
+import { ANNOTATION_INSTANCE_REF, ANNOTATION_TEMPLATE_REF, LABEL_SYNC_MODE, PROTECTED_LABELS } from '../api/names.ts'
 import type { Template } from '../api/template.ts'
 import type { TemplateInstance } from '../api/templateinstance.ts'
 
@@ -92,7 +92,7 @@ export function slimTemplate(raw: Raw): Template {
 }
 
 const OWNERSHIP_LABELS: readonly string[] = Object.freeze([...PROTECTED_LABELS, LABEL_SYNC_MODE])
-const OWNERSHIP_ANNOTATIONS: readonly string[] = Object.freeze([ANNOTATION_INSTANCE_REF])
+const OWNERSHIP_ANNOTATIONS: readonly string[] = Object.freeze([ANNOTATION_INSTANCE_REF, ANNOTATION_TEMPLATE_REF])
 
 /**
  * The target of a /scale request (Deployment, StatefulSet, ...): a Scale object

@@ -195,4 +195,146 @@ export const CASES: readonly CorpusCase[] = [
   { id: 'alias-nested', chart: 'aliasnested' },
   { id: 'yaml', chart: 'yaml' },
   { id: 'yaml-user', chart: 'yaml', values: { deep: { level1: { extra: 'x'.repeat(100) } }, added: [{ a: 1, b: [2, 3] }] } },
+
+  // Idioms of popular charts (issue 24): values holding templates, copies of
+  // .Values, API selection by .Capabilities, lookup guards, flow-style YAML,
+  // nested lists, library helpers called with dicts, validation, generated secrets.
+  { id: 'tplvalues', chart: 'tplvalues' },
+  {
+    id: 'tplvalues-snippets',
+    chart: 'tplvalues',
+    values: {
+      config: {
+        filters: '[FILTER]\n    Name kubernetes\n    Match {{ .Chart.Name }}.*\n',
+        outputs: '  \n',
+        customParsers: '{{/* none */}}',
+      },
+      fullnameOverride: '{{ .Release.Name }}-logs',
+      extraObjects: [
+        { apiVersion: 'v1', kind: 'Secret', metadata: { name: '{{ .Release.Name }}-extra' }, stringData: { port: '{{ .Values.port }}' } },
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-raw\n',
+      ],
+    },
+    releaseName: 'logs',
+    namespace: 'observability',
+  },
+  {
+    id: 'tplvalues-labels',
+    chart: 'tplvalues',
+    values: {
+      commonLabels: { version: '{{ .Chart.AppVersion }}', chart: '{{ .Chart.Name }}-{{ .Chart.Version }}', static: null },
+      podAnnotations: { 'checksum/config': '{{ .Values.config.service | sha256sum }}', plain: 'yes' },
+    },
+  },
+  {
+    id: 'tplvalues-define',
+    chart: 'tplvalues',
+    values: {
+      config: {
+        filters:
+          '{{ define "tplvalues.filter" }}[FILTER]\n    Name grep{{ end }}{{ include "tplvalues.filter" . }}\n{{ template "tplvalues.fullname" $ }}',
+      },
+    },
+  },
+  { id: 'tplvalues-parse-error', chart: 'tplvalues', values: { config: { filters: '{{ .Values.port' } } },
+  { id: 'tplvalues-nil-error', chart: 'tplvalues', values: { config: { outputs: '{{ .Values.nope.deeper }}' } } },
+  { id: 'copies', chart: 'copies' },
+  { id: 'copies-daemonset', chart: 'copies', values: { mode: 'daemonset', presets: { logsCollection: { enabled: true } } } },
+  {
+    id: 'copies-overrides',
+    chart: 'copies',
+    values: {
+      overrides: { replicas: 5, labels: { tier: 'frontend', extra: 'x' } },
+      component: { labels: { team: null }, resources: null },
+    },
+  },
+  {
+    id: 'copies-user-config',
+    chart: 'copies',
+    values: { config: { exporters: { otlp: { endpoint: 'tempo:4317' } }, service: { pipelines: { traces: { exporters: ['otlp'] } } } } },
+  },
+  { id: 'copies-dig-values', chart: 'copies', values: { digValues: true } },
+  { id: 'copies-unknown-mode', chart: 'copies', values: { mode: 'statefulset' } },
+  { id: 'capidioms', chart: 'capidioms' },
+  { id: 'capidioms-monitoring', chart: 'capidioms', kubeVersion: '1.30.0', apiVersions: ['monitoring.coreos.com/v1'] },
+  {
+    id: 'capidioms-gvk',
+    chart: 'capidioms',
+    values: { metrics: { prometheusRule: { enabled: true } } },
+    kubeVersion: 'v1.30.0',
+    apiVersions: ['monitoring.coreos.com/v1', 'monitoring.coreos.com/v1/ServiceMonitor', 'monitoring.coreos.com/v1/PrometheusRule'],
+  },
+  { id: 'capidioms-old', chart: 'capidioms', kubeVersion: 'v1.20.4' },
+  { id: 'capidioms-vendor', chart: 'capidioms', kubeVersion: '1.28.4-gke.100', apiVersions: ['monitoring.coreos.com/v1'] },
+  { id: 'capidioms-too-old', chart: 'capidioms', kubeVersion: 'v1.18.0' },
+  {
+    id: 'capidioms-disabled',
+    chart: 'capidioms',
+    values: { existingSecret: 'db-auth', ingress: { enabled: false }, autoscaling: { enabled: false }, kubeVersionOverride: 'v1.19.0' },
+  },
+  { id: 'flowyaml', chart: 'flowyaml' },
+  {
+    id: 'flowyaml-user',
+    chart: 'flowyaml',
+    values: { gateway: { command: ['minio', 'gateway', 'nas'], env: { MINIO_BROWSER: 'off' } }, args: [], tier: 'storage' },
+  },
+  { id: 'lists', chart: 'lists' },
+  {
+    id: 'lists-extra',
+    chart: 'lists',
+    values: {
+      extraVolumes: [
+        { name: 'data', persistentVolumeClaim: { claimName: 'pvc' } },
+        { name: 'cfg', configMap: { name: 'c', items: [{ key: 'a', path: 'a.txt' }] } },
+      ],
+      initContainers: [{ name: 'init', image: 'busybox', command: ['sh', '-c', 'echo {{ .Release.Name }}'] }],
+      topologySpreadConstraints: [
+        { maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'x' } } },
+      ],
+      tolerations: [],
+    },
+  },
+  { id: 'lists-empty', chart: 'lists', values: { affinity: null, extraContainers: [], matrix: [[], [[]]] } },
+  { id: 'libhelpers', chart: 'libhelpers' },
+  {
+    id: 'libhelpers-global',
+    chart: 'libhelpers',
+    values: {
+      global: { imageRegistry: 'mirror.example.com', imagePullSecrets: ['global-cred', { name: '{{ .Release.Name }}-cred' }] },
+      commonLabels: { team: '{{ .Release.Namespace }}', env: 'prod' },
+      image: { digest: 'sha256:abc', pullSecrets: [{ name: 'own' }, 'global-cred'] },
+      fullnameOverride: 'web-frontend',
+    },
+    namespace: 'shop',
+  },
+  { id: 'libhelpers-names', chart: 'libhelpers', values: { nameOverride: 'web', image: { tag: 7 } }, releaseName: 'web-prod' },
+  { id: 'validation-ok', chart: 'validation', values: { auth: { password: 's3cret' } } },
+  { id: 'validation-auth', chart: 'validation' },
+  { id: 'validation-many', chart: 'validation', values: { architecture: 'cluster', replicaCount: 3 } },
+  { id: 'validation-replicas', chart: 'validation', values: { replicaCount: 2, auth: { existingSecret: 'db' } } },
+  { id: 'validation-tls', chart: 'validation', values: { auth: { password: 'x' }, tls: { enabled: true } } },
+  { id: 'validation-user', chart: 'validation', values: { auth: { password: 'x', username: '' } } },
+  { id: 'validation-size', chart: 'validation', values: { auth: { password: 'x' }, persistence: { size: null } } },
+  { id: 'validation-external', chart: 'validation', values: { auth: { password: 'x' }, architecture: 'external' } },
+  {
+    id: 'validation-external-ok',
+    chart: 'validation',
+    values: {
+      auth: { password: 'x' },
+      architecture: 'external',
+      externalDatabase: { host: 'pg.example.com' },
+      tls: { enabled: true, certFilename: 'tls.crt' },
+    },
+  },
+  { id: 'generated', chart: 'generated' },
+  {
+    id: 'generated-custom',
+    chart: 'generated',
+    values: { passwordLength: 40, commonName: 'api', altNames: ['api.svc'], validityDays: 30 },
+  },
+  { id: 'schemaprops', chart: 'schemaprops' },
+  { id: 'schemaprops-type', chart: 'schemaprops', values: { ports: { web: 'http' } } },
+  { id: 'schemaprops-required', chart: 'schemaprops', values: { sidecars: { proxy: { tag: '1.0' } } } },
+  { id: 'schemaprops-not-allowed', chart: 'schemaprops', values: { limits: { gpu: 1 } } },
+  { id: 'schemaprops-extra', chart: 'schemaprops', values: { sidecars: { proxy: { image: 'envoy' } }, ports: { admin: 9901 } } },
 ]

@@ -215,7 +215,10 @@ t.test('values.schema.json rejects bad values', async (t) => {
 t.test('default rendering: objects, names and security', async (t) => {
   const ms = render()
   t.strictSame(ms.map((m) => `${m.kind}/${m.metadata.name}`).sort(), [
+    'ClusterRole/template-sync-instance-editor',
     'ClusterRole/template-sync-reconciler',
+    'ClusterRole/template-sync-template-author',
+    'ClusterRole/template-sync-viewer',
     'ClusterRole/template-sync-webhook',
     'ClusterRole/template-sync-webhook-configuration',
     'ClusterRoleBinding/template-sync-reconciler',
@@ -390,6 +393,12 @@ t.test('default rendering: the webhook configuration (DESIGN decision 8)', async
     }
     const exempt = h.matchConditions?.find((c) => c.name === 'not-exempt-user')
     t.match(exempt?.expression, /request\.userInfo\.username in \[.*'system:serviceaccount:template-sync:template-sync-reconciler'.*\]/)
+    // The garbage collector's updates skip the webhook, its DELETEs do not (docs/security.md).
+    t.match(
+      exempt?.expression,
+      / && !\(request\.userInfo\.username == 'system:serviceaccount:kube-system:generic-garbage-collector' && request\.operation != 'DELETE'\)$/,
+    )
+    t.notMatch(exempt?.expression, /in \[[^\]]*generic-garbage-collector/)
   }
   const [strict, scale, pods, revert] = hooks as [WebhookEntry, WebhookEntry, WebhookEntry, WebhookEntry]
   t.equal(strict.timeoutSeconds, 5)
@@ -453,6 +462,29 @@ t.test('default rendering: least-privilege RBAC', async (t) => {
     reconciler.at(-1),
     { apiGroups: [''], resources: ['configmaps', 'secrets'], verbs: ['get', 'list', 'watch'] },
     'default additionalRules: parameter sources',
+  )
+  // Tenants: TemplateInstances for namespace admins and editors, reading for viewers; writing Templates is never aggregated.
+  const aggregated = (name: string): Record<string, string> =>
+    Object.fromEntries(Object.entries(find(ms, 'ClusterRole', name).metadata.labels ?? {}).filter(([k]) => k.includes('aggregate-to')))
+  t.strictSame(aggregated('template-sync-instance-editor'), {
+    'rbac.authorization.k8s.io/aggregate-to-admin': 'true',
+    'rbac.authorization.k8s.io/aggregate-to-edit': 'true',
+  })
+  t.strictSame(rulesOf(ms, 'ClusterRole', 'template-sync-instance-editor'), [
+    {
+      apiGroups: ['templates.v2.stakater.com'],
+      resources: ['templateinstances'],
+      verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'],
+    },
+  ])
+  t.equal(aggregated('template-sync-viewer')['rbac.authorization.k8s.io/aggregate-to-view'], 'true')
+  t.strictSame(aggregated('template-sync-template-author'), {})
+  t.strictSame(
+    render({ rbac: { aggregateToDefaultRoles: false } })
+      .filter((m) => m.kind === 'ClusterRole' && /instance-editor|viewer/.test(m.metadata.name))
+      .map((m) => m.metadata.name),
+    [],
+    'aggregation can be turned off',
   )
   t.strictSame(rulesOf(ms, 'Role', 'template-sync-reconciler-leader-election'), [
     { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: ['template-sync-reconciler'], verbs: ['get', 'update'] },

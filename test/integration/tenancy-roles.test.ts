@@ -33,7 +33,7 @@ t.test('a namespace admin writes TemplateInstances in her namespace only, and no
     teamA.client.request('POST', `/apis/${API_VERSION}/namespaces/${teamB.namespace}/templateinstances`, { body: instance }),
   )
   t.equal(other.code, 403)
-  const template = { apiVersion: API_VERSION, kind: 'Template', metadata: { name: 't' }, spec: { gotemplate: '' } }
+  const template = { apiVersion: API_VERSION, kind: 'Template', metadata: { name: 't' }, spec: { gotemplate: 'kind: x' } }
   const own = await refused('alice creating a Template', () =>
     teamA.client.request('POST', `/apis/${API_VERSION}/namespaces/${teamA.namespace}/templates`, { body: template }),
   )

@@ -246,9 +246,16 @@ const cases: Case[] = [
     want: { allowed: true, reason: 'NamespaceController' },
   },
   {
-    name: 'the garbage collector may delete a strict object',
+    // template-sync sets no ownerReferences: a GC delete follows one someone else set (docs/security.md).
+    name: 'the garbage collector may not delete a strict object',
     req: () => request({ operation: 'DELETE', username: GARBAGE_COLLECTOR }),
-    want: { allowed: true, reason: 'GarbageCollector' },
+    want: { allowed: false, reason: 'ProtectedObjectDeleted' },
+  },
+  {
+    name: 'the garbage collector may delete a strict object whose instance is being deleted',
+    req: () => request({ operation: 'DELETE', username: GARBAGE_COLLECTOR }),
+    world: { instance: anInstance((i) => (i.metadata!.deletionTimestamp = '2026-01-01T00:00:00Z')) },
+    want: { allowed: true, reason: 'OwnerDeleting' },
   },
   {
     name: 'the garbage collector may drop its finalizer',

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { ANNOTATION_INSTANCE_REF, FINALIZER_RESOURCE, LABEL_INSTANCE_UID } from '../../src/api/names.ts'
-import { ownershipOf, stampOwnership } from '../../src/api/ownership.ts'
+import { ownershipOf, readRenderedVersion, readTemplateRef, stampOwnership } from '../../src/api/ownership.ts'
 import type { IdentifiedObject } from '../../src/api/meta.ts'
 
 const owner = { name: 'app1', namespace: 'team-a', uid: '6f1c2e4a-0000-4000-8000-000000000001' }
@@ -125,4 +125,28 @@ t.test('ownershipOf: the UID label decides; without one, the adoption annotation
   )
   t.strictSame(ownershipOf(configMap(), owner), { owned: false }, 'no ownership metadata')
   t.strictSame(ownershipOf({ apiVersion: 'v1', kind: 'ConfigMap' }, owner), { owned: false }, 'no metadata at all')
+})
+
+t.test('with the Template, the stamp records it and the rendered apiVersion, and a forged value is overwritten', async (t) => {
+  const input: IdentifiedObject = {
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: {
+      name: 'web',
+      namespace: 'team-a',
+      annotations: {
+        'templates.v2.stakater.com/template-ref': 'team-a/mine',
+        'templates.v2.stakater.com/rendered-api-version': 'autoscaling/v1',
+      },
+    },
+  }
+  const out = stampOwnership(input, owner, 'strict', { namespace: 'platform', name: 'web' })
+  t.strictSame(out.metadata.annotations, {
+    'templates.v2.stakater.com/instance-ref': 'team-a/app1',
+    'templates.v2.stakater.com/template-ref': 'platform/web',
+    'templates.v2.stakater.com/rendered-api-version': 'autoscaling/v2',
+  })
+  t.equal(readTemplateRef(out)?.name, 'web')
+  t.equal(readRenderedVersion(out), 'autoscaling/v2')
+  t.equal(readTemplateRef(configMap({ annotations: { 'templates.v2.stakater.com/template-ref': 'not a ref' } })), undefined)
 })

@@ -69,6 +69,10 @@ const templateSpec: Full<TemplateSpec> = {
       fields: [{ name: 'clusterIP', jsonPath: '{.spec.clusterIP}' }],
     },
   ],
+  grants: {
+    parameterSources: [{ apiGroup: '', kind: 'Secret', namespace: 'shared', names: ['registry'] }],
+    objects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: '*', namespace: '*', names: ['reader'] }],
+  },
 }
 
 const templateStatus: Full<TemplateStatus> = {

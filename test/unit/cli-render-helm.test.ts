@@ -102,6 +102,16 @@ for (const [what, path] of [
   })
 }
 
+t.test('--kube-version and --api-versions set the Capabilities of a Helm Template too', async (t) => {
+  const r = await render([...files(), '--chart', chartDir, '--kube-version', '1.30.2', '-a', 'example.com/v1'])
+  t.equal(r.code, 0, r.err)
+  t.equal(r.docs[0]?.data?.['kube'], 'v1.30.2')
+  t.match(
+    r.err,
+    /note: \.Capabilities without a cluster: Kubernetes 1\.30\.2 \(--kube-version\), Helm's built-in API versions and 1 from --api-versions/,
+  )
+})
+
 t.test('--chart with another version than the Template names says so', async (t) => {
   const r = await render([...files(templateYaml({ version: '2.0.0' })), '--chart', chartDir])
   t.equal(r.code, 0)

@@ -286,7 +286,7 @@ const failures: Failure[] = [
     name: 'no arguments',
     args: () => [],
     code: 2,
-    err: [/give NAMESPACE\/NAME, or both --template and --instance/, /usage: template-sync render/],
+    err: [/give NAMESPACE\/NAME, both --template and --instance, or --chart PATH alone/, /usage: template-sync render/],
   },
   { name: 'only --template', args: () => ['--template', 'x'], code: 2, err: [/both --template and --instance/] },
   { name: 'files and a name together', args: () => [...files(), 'ns/name'], code: 2, err: [/not both/] },

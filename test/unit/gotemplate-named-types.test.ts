@@ -55,3 +55,25 @@ t.test('a named values map (type Values map[string]interface{}) passes where a m
   )
   t.equal(run('{{ merge (dict "c" 3) .v | toJson }}', data), '{"a":1,"b":2,"c":3}')
 })
+
+t.test('a named values map is converted to map[string]interface{} for a map parameter, as Go converts a call argument', async (t) => {
+  const m = newMap()
+  setKey(m, 'a', 1)
+  const data = { v: namedValuesMap(m, 'chartutil.Values') }
+  t.equal(run('{{ typeOf (merge .v (dict "b" 2)) }}', data), 'map[string]interface {}', 'merge returns its parameter, unnamed')
+  t.equal(run('{{ typeOf (set .v "c" 3) }} {{ typeOf .v }}', data), 'map[string]interface {} chartutil.Values')
+  t.same(Object.keys(m), ['a', 'b', 'c'], 'writes through the converted map reach the original')
+  t.equal(run('{{ dig "a" 0 (merge .v dict) }}', data), '1', 'dig takes the unnamed result')
+})
+
+t.test('deepCopy keeps the named type; dig, which asserts a plain map, refuses it as Go does', async (t) => {
+  const m = newMap()
+  setKey(m, 'a', 1)
+  const data = { v: namedValuesMap(m, 'chartutil.Values') }
+  t.equal(run('{{ typeOf (deepCopy .v) }} {{ hasKey (deepCopy .v) "a" }}', data), 'chartutil.Values true')
+  t.throws(
+    () => run('{{ dig "a" 0 .v }}', data),
+    /interface conversion: interface \{\} is chartutil\.Values, not map\[string\]interface \{\}/,
+  )
+  t.throws(() => run('{{ dig "a" 0 (deepCopy .v) }}', data), /is chartutil\.Values, not map/)
+})

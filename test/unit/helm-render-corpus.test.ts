@@ -14,7 +14,7 @@ import { type CorpusResult, compareResults, EXPECTED_DIR, majorsOf, runOurs } fr
 
 const known = JSON.parse(await readFile(new URL('../helm/known-differences.json', import.meta.url), 'utf8')) as Record<string, string>
 
-t.ok(CASES.length >= 60, `${CASES.length} corpus cases`)
+t.ok(CASES.length >= 128, `${CASES.length} corpus cases`)
 
 for (const c of CASES) {
   t.test(c.id, async (t) => {

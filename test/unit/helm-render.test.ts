@@ -4,6 +4,7 @@
 // (test/unit/helm-render-corpus.test.ts).
 
 import t from 'tap'
+import { int64 } from '../../src/gotemplate/index.ts'
 import { defaultCapabilities, HelmRenderError, loadChartFiles, renderChart } from '../../src/helm/index.ts'
 import type { HelmMajor, HelmRenderInput } from '../../src/helm/index.ts'
 
@@ -199,4 +200,100 @@ t.test('the caller values object is not changed by the render', async (t) => {
     { values },
   )
   t.equal(JSON.stringify(values), before)
+})
+
+// Issue 24: defects that stopped real charts from rendering.
+
+const configMap = (data: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n${data}`
+
+t.test('tpl of an empty, blank or comment-only text inside another tpl renders that text, not the enclosing one', async (t) => {
+  const r = await render({
+    'Chart.yaml': CHART,
+    'values.yaml': 'inner: ""\n',
+    'templates/cm.yaml': configMap(
+      [
+        `  empty: {{ tpl "x{{ tpl \\"\\" . }}y" . | quote }}`,
+        `  blank: {{ tpl "x{{ tpl \\"  \\" . }}y" . | quote }}`,
+        `  comment: {{ tpl "x{{ tpl \\"{{/* c */}}\\" . }}y" . | quote }}`,
+        '  fromValues: {{ tpl "a{{ tpl .Values.inner . }}b" . | quote }}',
+        String.raw`  defineOnly: {{ tpl "x{{ tpl \"{{ define \\\"d\\\" }}D{{ end }}\" . }}y" . | quote }}`,
+        '',
+      ].join('\n'),
+    ),
+  })
+  t.same(r.objects[0]?.object.data, { empty: 'xy', blank: 'x  y', comment: 'xy', fromValues: 'ab', defineOnly: 'xy' })
+})
+
+t.test('deepCopy of .Values keeps its map type: hasKey, keys, merge and pick take the copy', async (t) => {
+  for (const helm of ['v3', 'v4'] as const) {
+    const r = await render(
+      {
+        'Chart.yaml': CHART,
+        'values.yaml': 'x: 1\nmode: deployment\n',
+        'templates/cm.yaml': configMap(
+          [
+            '  type: {{ typeOf (deepCopy .Values) | quote }}',
+            '  hasKey: {{ hasKey (deepCopy .Values) "x" | quote }}',
+            '  keys: {{ keys (deepCopy .Values) | sortAlpha | join "," | quote }}',
+            '  merged: {{ merge (deepCopy .Values) (dict "y" 2) | toJson | quote }}',
+            '  picked: {{ pick (mustDeepCopy .Values) "mode" | toJson | quote }}',
+            '  original: {{ .Values | toJson | quote }}',
+            '',
+          ].join('\n'),
+        ),
+      },
+      { helm },
+    )
+    t.same(
+      r.objects[0]?.object.data,
+      {
+        type: helm === 'v3' ? 'chartutil.Values' : 'common.Values',
+        hasKey: 'true',
+        keys: 'mode,x',
+        merged: '{"mode":"deployment","x":1,"y":2}',
+        picked: '{"mode":"deployment"}',
+        original: '{"mode":"deployment","x":1}',
+      },
+      helm,
+    )
+  }
+})
+
+t.test('a flow sequence in values.yaml closed at its key indentation loads, as go-yaml reads it', async (t) => {
+  const r = await render({
+    'Chart.yaml': CHART,
+    'values.yaml': 'store:\n  command: [\n      "serve",\n      "--port=9000"\n  ]\n',
+    'templates/cm.yaml': configMap('  command: {{ .Values.store.command | join " " | quote }}\n  b: [\n      "x"\n    ]\n'),
+  })
+  t.same(r.objects[0]?.object.data, { command: 'serve --port=9000', b: ['x'] })
+})
+
+t.test('a value failing an additionalProperties schema is reported by what failed in it; a false one names the properties', async (t) => {
+  const schema = JSON.stringify({
+    type: 'object',
+    properties: {
+      ports: { type: 'object', additionalProperties: { type: 'integer' } },
+      strict: { type: 'object', properties: { a: {} }, additionalProperties: false },
+    },
+  })
+  const chart = await chartOf({ 'Chart.yaml': CHART, 'values.schema.json': schema, 'templates/a.yaml': '' })
+  const base = { chart, helm: 'v3' as const, releaseName: 'r', namespace: 'n', capabilities: defaultCapabilities() }
+  const head = "values don't meet the specifications of the schema(s) in the following chart(s):\ndemo:\n"
+  t.equal(
+    failure(() => renderChart({ ...base, values: { ports: { web: 'x', api: 1 } } })).message,
+    `${head}- at '/ports/web': got string, want integer`,
+  )
+  t.equal(
+    failure(() => renderChart({ ...base, values: { strict: { a: 1, b: 2, c: 3 } } })).message,
+    `${head}- at '/strict': additional properties 'b', 'c' not allowed`,
+  )
+  t.equal(renderChart({ ...base, values: { ports: { web: 80 }, strict: { a: 1 } } }).objects.length, 0, 'valid values render')
+})
+
+t.test('an int64 from --set is an integer to values.schema.json, as to Helm', async (t) => {
+  const schema = JSON.stringify({ type: 'object', properties: { replicas: { type: 'integer' }, name: { type: 'string' } } })
+  const chart = await chartOf({ 'Chart.yaml': CHART, 'values.schema.json': schema, 'templates/a.yaml': '' })
+  const base = { chart, helm: 'v3' as const, releaseName: 'r', namespace: 'n', capabilities: defaultCapabilities() }
+  t.equal(renderChart({ ...base, values: { replicas: int64(3n) } }).objects.length, 0, 'valid')
+  t.match(failure(() => renderChart({ ...base, values: { name: int64(7n) } })).message, /- at '\/name': got number, want string$/)
 })

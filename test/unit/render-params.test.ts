@@ -13,6 +13,12 @@ class FakeSources implements ParameterSources {
   readonly secrets: Record<string, Record<string, string>> = {}
   readonly configMaps: Record<string, Record<string, string>> = {}
   readonly objects: Record<string, ParamValue | Error> = {}
+  /** Scope by kind; kinds not listed are namespaced. */
+  readonly scopes: Record<string, boolean | undefined> = { Node: false, Namespace: false, Unserved: undefined }
+
+  async namespaced(_apiVersion: string, kind: string): Promise<boolean | undefined> {
+    return Object.hasOwn(this.scopes, kind) ? this.scopes[kind] : true
+  }
 
   async secretValue(namespace: string, name: string, key: string): Promise<string> {
     this.calls.push(`secret ${namespace}/${name} ${key}`)
@@ -39,8 +45,22 @@ class FakeSources implements ParameterSources {
   }
 }
 
-function template(parameters: TemplateParameterDefinition[]): Template {
-  return { metadata: { name: 'web-cfg', namespace: 'platform' }, spec: { gotemplate: '', parameters } }
+/**
+ * Grants every read, so that the cases below are about resolution itself; the
+ * tenancy cases at the end of the file use a Template without grants.
+ */
+const OPEN: NonNullable<Template['spec']['grants']> = {
+  parameterSources: [
+    { apiGroup: '*', kind: '*', namespace: '*' },
+    { apiGroup: '*', kind: '*' },
+  ],
+}
+
+/** `grants` null: a Template without grants. */
+function template(parameters: TemplateParameterDefinition[], grants: Template['spec']['grants'] | null = OPEN): Template {
+  const spec: Template['spec'] = { gotemplate: '', parameters }
+  if (grants !== null) spec.grants = grants
+  return { metadata: { name: 'web-cfg', namespace: 'platform' }, spec }
 }
 
 function instance(parameters?: TemplateParameter[]): TemplateInstance {
@@ -712,5 +732,186 @@ t.test('a Template without parameters and an instance without any resolve to not
     instance: instance(),
     sources: new FakeSources(),
   })
-  t.same(r, { ok: true, values: {}, resolved: [], sources: [] })
+  t.same(r, { ok: true, values: {}, resolved: [], sources: [], withheld: [], secretValues: [] })
+})
+
+// ---- tenancy: what an instance may read without a grant (docs/tenancy-grants.md) ----
+
+interface ScopeCase {
+  readonly name: string
+  readonly valueFrom: TemplateParameter['valueFrom']
+  readonly grants?: Template['spec']['grants']
+  /** undefined: resolves; a string: refused with this message. */
+  readonly refused?: string
+}
+
+const scopeCases: ScopeCase[] = [
+  {
+    name: 'a Secret in the instance namespace',
+    valueFrom: { secretKeyRef: { name: 'db', key: 'password' } },
+  },
+  {
+    name: 'a Secret in another namespace',
+    valueFrom: { secretKeyRef: { name: 'db', key: 'password', namespace: 'victim' } },
+    refused:
+      'parameter "p": valueFrom reads Secret victim/db, outside namespace team-a; Template platform/web-cfg does not grant it (spec.grants.parameterSources)',
+  },
+  {
+    name: 'a Secret in another namespace, granted by name',
+    valueFrom: { secretKeyRef: { name: 'db', key: 'password', namespace: 'victim' } },
+    grants: { parameterSources: [{ kind: 'Secret', namespace: 'victim', names: ['db'] }] },
+  },
+  {
+    name: 'a Secret in another namespace, granted for another name',
+    valueFrom: { secretKeyRef: { name: 'db', key: 'password', namespace: 'victim' } },
+    grants: { parameterSources: [{ kind: 'Secret', namespace: 'victim', names: ['other'] }] },
+    refused:
+      'parameter "p": valueFrom reads Secret victim/db, outside namespace team-a; Template platform/web-cfg does not grant it (spec.grants.parameterSources)',
+  },
+  {
+    name: 'a ConfigMap granted in every namespace',
+    valueFrom: { configMapKeyRef: { name: 'cfg', key: 'k', namespace: 'shared' } },
+    grants: { parameterSources: [{ kind: 'ConfigMap', namespace: '*' }] },
+  },
+  {
+    name: 'a grant for a ConfigMap does not cover a Secret',
+    valueFrom: { secretKeyRef: { name: 'cfg', key: 'k', namespace: 'shared' } },
+    grants: { parameterSources: [{ kind: 'ConfigMap', namespace: '*' }] },
+    refused:
+      'parameter "p": valueFrom reads Secret shared/cfg, outside namespace team-a; Template platform/web-cfg does not grant it (spec.grants.parameterSources)',
+  },
+  {
+    name: 'a LIST of Secrets without a namespace (every namespace)',
+    valueFrom: { objectFieldRef: { apiVersion: 'v1', kind: 'Secret', jsonPath: '.items[*].data.password' } },
+    refused:
+      'parameter "p": valueFrom reads every Secret in every namespace, beyond namespace team-a; Template platform/web-cfg does not grant it (spec.grants.parameterSources)',
+  },
+  {
+    name: 'a LIST in the instance namespace',
+    valueFrom: { objectFieldRef: { apiVersion: 'v1', kind: 'Pod', namespace: 'team-a', jsonPath: '.items[*].metadata.name' } },
+  },
+  {
+    name: 'a LIST in every namespace, granted for named objects only',
+    valueFrom: { objectFieldRef: { apiVersion: 'v1', kind: 'Pod', jsonPath: '.items[*].metadata.name' } },
+    grants: { parameterSources: [{ kind: 'Pod', namespace: '*', names: ['a'] }] },
+    refused:
+      'parameter "p": valueFrom reads every Pod in every namespace, beyond namespace team-a; Template platform/web-cfg does not grant it (spec.grants.parameterSources)',
+  },
+  {
+    name: 'a GET without a namespace reads the instance namespace',
+    valueFrom: { objectFieldRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', jsonPath: '.spec.replicas' } },
+  },
+  {
+    name: 'a cluster-scoped kind',
+    valueFrom: { objectFieldRef: { apiVersion: 'v1', kind: 'Namespace', name: 'team-a', jsonPath: '.metadata.labels' } },
+    refused:
+      'parameter "p": valueFrom reads Namespace team-a (cluster-scoped); Template platform/web-cfg does not grant it (spec.grants.parameterSources)',
+  },
+  {
+    name: 'a cluster-scoped kind granted without a namespace',
+    valueFrom: { objectFieldRef: { apiVersion: 'v1', kind: 'Node', jsonPath: '.items[*].metadata.name' } },
+    grants: { parameterSources: [{ kind: 'Node' }] },
+  },
+  {
+    name: 'a namespaced grant does not cover a cluster-scoped kind',
+    valueFrom: { objectFieldRef: { apiVersion: 'v1', kind: 'Node', jsonPath: '.items[*].metadata.name' } },
+    grants: { parameterSources: [{ kind: '*', namespace: '*' }] },
+    refused:
+      'parameter "p": valueFrom reads every Node (cluster-scoped); Template platform/web-cfg does not grant it (spec.grants.parameterSources)',
+  },
+  {
+    name: 'an API group must match',
+    valueFrom: { objectFieldRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'other', jsonPath: '.x' } },
+    grants: { parameterSources: [{ kind: 'Deployment', namespace: 'other' }] },
+    refused:
+      'parameter "p": valueFrom reads Deployment.apps other/web, outside namespace team-a; Template platform/web-cfg does not grant it (spec.grants.parameterSources)',
+  },
+]
+
+for (const c of scopeCases) {
+  t.test(`tenancy: ${c.name}`, async (t) => {
+    const sources = new FakeSources()
+    sources.secrets['team-a/db'] = { password: 'x' }
+    sources.secrets['victim/db'] = { password: 'stolen' }
+    sources.configMaps['shared/cfg'] = { k: 'v' }
+    sources.objects['Pod'] = ['a']
+    sources.objects['Deployment/web'] = '2'
+    sources.objects['Namespace/team-a'] = { a: 'b' }
+    sources.objects['Node'] = ['n1']
+    const r = await resolveParameters({
+      template: template([{ name: 'p' }], c.grants ?? null),
+      instance: instance([{ name: 'p', valueFrom: c.valueFrom } as TemplateParameter]),
+      sources,
+    })
+    if (c.refused === undefined) {
+      t.ok(r.ok, r.ok ? 'resolved' : r.message)
+      return
+    }
+    t.equal(r.ok, false)
+    if (r.ok) return
+    t.equal(r.reason, 'ParameterSourceForbidden')
+    t.equal(r.parameter, 'p')
+    t.equal(r.message, c.refused)
+    t.same(sources.calls, [], 'nothing is read')
+    t.same(r.sources, [], 'nothing is watched')
+  })
+}
+
+t.test('tenancy: a refused source falls back to no defaultValue', async (t) => {
+  const r = await resolveParameters({
+    template: template([{ name: 'p' }], null),
+    instance: instance([{ name: 'p', valueFrom: { secretKeyRef: { name: 'db', key: 'k', namespace: 'victim' } }, defaultValue: 'd' }]),
+    sources: new FakeSources(),
+  })
+  t.equal(r.ok, false, 'a refusal is not a missing source: the defaultValue does not hide it')
+})
+
+t.test('tenancy: an objectFieldRef of a kind the API does not serve is not read', async (t) => {
+  const sources = new FakeSources()
+  sources.objects['Unserved/x'] = 'v'
+  const r = await resolveParameters({
+    template: template([{ name: 'p' }], null),
+    instance: instance([
+      {
+        name: 'p',
+        valueFrom: { objectFieldRef: { apiVersion: 'x.io/v1', kind: 'Unserved', name: 'x', jsonPath: '.a' } },
+        defaultValue: 'd',
+      },
+    ]),
+    sources,
+  })
+  t.same(values(r), { p: 'd' })
+  t.same(sources.calls, [])
+})
+
+t.test('a value read from a Secret is never recorded in status, exposeInStatus or not', async (t) => {
+  const sources = new FakeSources()
+  sources.secrets['team-a/db'] = { password: 'hunter22' }
+  sources.configMaps['team-a/cfg'] = { region: 'eu' }
+  sources.objects['Secret/tls'] = 'c2VjcmV0'
+  const r = await run(
+    [
+      { name: 'pw', exposeInStatus: true },
+      { name: 'cert', exposeInStatus: true },
+      { name: 'region', exposeInStatus: true },
+    ],
+    [
+      { name: 'pw', valueFrom: { secretKeyRef: { name: 'db', key: 'password' } } },
+      { name: 'cert', valueFrom: { objectFieldRef: { apiVersion: 'v1', kind: 'Secret', name: 'tls', jsonPath: '.data.tls' } } },
+      { name: 'region', valueFrom: { configMapKeyRef: { name: 'cfg', key: 'region' } } },
+    ],
+    sources,
+  )
+  if (!r.ok) throw new Error(r.message)
+  t.same(
+    r.resolved.map((p) => [p.name, p.value]),
+    [
+      ['pw', undefined],
+      ['cert', undefined],
+      ['region', 'eu'],
+    ],
+  )
+  t.same(r.withheld, ['pw', 'cert'])
+  t.same(r.secretValues, ['hunter22', 'c2VjcmV0'])
+  t.notOk(JSON.stringify(r.resolved).includes('hunter22'))
 })

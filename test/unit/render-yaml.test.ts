@@ -135,6 +135,34 @@ t.test('block scalars and flow collections', async (t) => {
   t.strictSame(one('- a\n- b'), ['a', 'b'])
 })
 
+// go-yaml checks indentation in block context only: inside a flow collection
+// or a quoted scalar a continuation line may sit at any column.
+const continuations: Array<[name: string, text: string, want: unknown]> = [
+  ['a flow sequence closed at its key column', 'data:\n  b: [\n      "x"\n  ]\n', { data: { b: ['x'] } }],
+  ['entries at the column of the key', 'a:\n  b: [ 1,\n  2,\n  3 ]\n  c: d\n', { a: { b: [1, 2, 3], c: 'd' } }],
+  ['entries at column 0 under a key at column 0', 'b: [\n"x",\n]\n', { b: ['x'] }],
+  ['under a sequence entry', '- b: [\n  "x"\n  ]\n', [{ b: ['x'] }]],
+  ['a flow mapping', 'a:\n  b: {\nc: 1}\n', { a: { b: { c: 1 } } }],
+  ['nested flow collections', 'a:\n  b: [ {\nc: [\n1,\n2]}\n]\n', { a: { b: [{ c: [1, 2] }] } }],
+  ['a tab before an entry', 'a:\n  b: [\n\t"x"]\n', { a: { b: ['x'] } }],
+  ['comment lines in between', 'a:\n  b: [\n# c\n"x", # d\n]\n', { a: { b: ['x'] } }],
+  ['a double-quoted scalar', 'b: "abc\ndef"\n', { b: 'abc def' }],
+  ['a single-quoted scalar with a blank line', "b: 'abc\n\n  def'\n", { b: 'abc\ndef' }],
+]
+
+for (const [name, text, want] of continuations) {
+  t.test(`continuation at any indentation: ${name}`, async (t) => {
+    t.strictSame(one(text), want)
+  })
+}
+
+t.test('what go-yaml rejects inside a flow collection stays an error', async (t) => {
+  t.throws(() => parseYamlStream('x: [unclosed\n\n'), YamlDocumentError)
+  t.throws(() => parseYamlStream('a:\n  b: [\nx\n...\n]\n'), YamlDocumentError, 'a document end marker')
+  t.throws(() => parseYamlStream('a:\n  b: [\n- x\n]\n'), YamlDocumentError, 'a block entry')
+  t.throws(() => parseYamlStream('a: |\n  [\nx\n'), YamlDocumentError, 'a block scalar is not a flow collection')
+})
+
 interface StreamCase {
   readonly name: string
   readonly text: string

@@ -110,9 +110,9 @@ affinity:
 oldObject != null && has(oldObject.metadata) && has(oldObject.metadata.labels) && 'templates.v2.stakater.com/instance-uid' in oldObject.metadata.labels && 'templates.v2.stakater.com/sync-mode' in oldObject.metadata.labels && oldObject.metadata.labels['templates.v2.stakater.com/sync-mode'] == '{{ . }}'
 {{- end }}
 
-{{/* CEL: the request does not come from an identity the webhook always allows. */}}
+{{/* CEL: the request does not come from an identity the webhook always allows. The garbage collector's DELETEs are judged (docs/security.md). */}}
 {{- define "template-sync.celNotExempt" -}}
-!(request.userInfo.username in {{ include "template-sync.operatorUsernames" . | fromJsonArray | concat (list "system:serviceaccount:kube-system:namespace-controller" "system:serviceaccount:kube-system:generic-garbage-collector") | toJson | replace "\"" "'" }})
+!(request.userInfo.username in {{ include "template-sync.operatorUsernames" . | fromJsonArray | concat (list "system:serviceaccount:kube-system:namespace-controller") | toJson | replace "\"" "'" }}) && !(request.userInfo.username == 'system:serviceaccount:kube-system:generic-garbage-collector' && request.operation != 'DELETE')
 {{- end }}
 
 {{/* clientConfig of every webhook entry. */}}

@@ -3,12 +3,12 @@
 // for map values: nested maps merge, other values fill empty slots, and
 // mergeOverwrite lets every source value win (nil included).
 
-import { GoInt, GoObject, GoTime, getKey, hasKey, newMap, setKey } from '../value.ts'
+import { GoInt, GoObject, GoTime, getKey, hasKey, isMap, newMap, setKey } from '../value.ts'
 import type { FuncMap, GoMap, GoValue } from '../value.ts'
 import { empty } from './reflect.ts'
 import { fail, fn, map, str } from './spec.ts'
 import { strval } from './strings.ts'
-import { goTypeOf, isGoMapValue, isNilSlice, nilSlice, tagType, taggedType } from './types.ts'
+import { goTypeOf, isGoMapValue, isNilSlice, nilSlice, sameGoType, tagType, taggedType } from './types.ts'
 import { compareGoStrings } from './utf8.ts'
 
 const sortedKeys = (m: GoMap): string[] => Object.keys(m).sort(compareGoStrings)
@@ -58,22 +58,21 @@ function deepCopy(v: GoValue): GoValue {
     if (x instanceof GoObject) return x.deepCopy()
     if (Array.isArray(x)) {
       if (isNilSlice(x)) return nilSlice(goTypeOf(x))
-      const out = (x as readonly GoValue[]).map(copy)
-      const tag = taggedType(x)
-      return tag !== undefined ? tagType(out, tag) : out
+      return sameGoType(x, (x as readonly GoValue[]).map(copy))
     }
     const m = newMap()
     for (const k of Object.keys(x)) setKey(m, k, copy(getKey(x as GoMap, k)))
-    const tag = taggedType(x)
-    return tag !== undefined ? tagType(m, tag) : m
+    // copystructure keeps a named type: a copy of .Values is still chartutil.Values, a map to hasKey and merge.
+    return sameGoType(x, m)
   }
   return copy(v)
 }
 
 function dig(...ps: GoValue[]): GoValue {
   if (ps.length < 3) fail('dig needs at least three arguments')
+  // A type assertion to map[string]interface{}: a named map type such as chartutil.Values fails it, as in Go.
   const assertMap = (v: GoValue): GoMap => {
-    if (!plainMap(v ?? null))
+    if (!isMap(v ?? null) || (taggedType(v as GoMap) ?? 'map[string]interface {}') !== 'map[string]interface {}')
       fail(
         `interface conversion: interface {} is ${goTypeOf(v ?? null) === '<nil>' ? 'nil' : goTypeOf(v ?? null)}, not map[string]interface {}`,
       )

@@ -48,6 +48,24 @@ export function namedValuesMap<T extends object>(v: T, goType: string): T {
   return tagType(v, goType)
 }
 
+const unnamedViews = new WeakMap<object, GoMap>()
+
+/**
+ * A named values map converted to map[string]interface{}, as Go converts an
+ * argument to a function's parameter type: the same entries (a view, so
+ * writes reach the original) without the name, so what the function returns
+ * of it (merge, set) has the plain type, as in Go.
+ */
+export function asUnnamedMap(v: GoMap): GoMap {
+  if (!valuesMaps.has(v)) return v
+  let view = unnamedViews.get(v)
+  if (view === undefined) {
+    view = new Proxy(v, {})
+    unnamedViews.set(v, view)
+  }
+  return view
+}
+
 /** Go's underlying type name: map[string]interface {} for a named values map, else the type itself. */
 export function underlyingTypeOf(v: GoValue): string {
   if (typeof v === 'object' && v !== null && valuesMaps.has(v)) return 'map[string]interface {}'
@@ -57,6 +75,16 @@ export function underlyingTypeOf(v: GoValue): string {
 /** The method of a named slice or map value, or undefined. */
 export function namedTypeMethod(v: object, name: string): GoFuncSpec | undefined {
   return methodSets.get(v)?.(name)
+}
+
+/** Gives `to` the Go type of `from` (its name, methods and underlying map type): what a copy of a named value keeps. */
+export function sameGoType<T extends object>(from: object, to: T): T {
+  const tag = typeTags.get(from)
+  if (tag !== undefined) typeTags.set(to, tag)
+  if (valuesMaps.has(from)) valuesMaps.add(to)
+  const methods = methodSets.get(from)
+  if (methods !== undefined) methodSets.set(to, methods)
+  return to
 }
 
 export function taggedType(v: object): string | undefined {

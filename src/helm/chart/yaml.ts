@@ -63,8 +63,8 @@ function asValuesMap(value: unknown, what: string): JsonMap {
   return value as JsonMap
 }
 
-/** Helm 4's MergeMaps: maps merge recursively, anything else is replaced by the later document. */
-function mergeMaps(a: JsonMap, b: JsonMap): JsonMap {
+/** Helm's MergeMaps (values documents, -f files): maps merge recursively, anything else is replaced by the later one. */
+export function mergeMaps(a: JsonMap, b: JsonMap): JsonMap {
   const out: JsonMap = { ...a }
   for (const [k, v] of Object.entries(b)) {
     const prev = out[k]

@@ -148,7 +148,14 @@ function tplFn(text: string, data: GoValue): string {
   s.trees = trees
   s.depth++
   try {
-    return execute({ name: 'gotpl', trees }, data, { missingKey: 'zero', limits: execLimits(s) }).replaceAll('<no value>', '')
+    // The text's own tree runs even when the set kept the enclosing tpl's non-empty "gotpl"
+    // (an empty, blank or comment-only text): Helm executes the template Parse returned.
+    const root = parsed.get('gotpl')
+    return execute({ name: 'gotpl', trees }, data, {
+      missingKey: 'zero',
+      limits: execLimits(s),
+      ...(root !== undefined ? { root } : {}),
+    }).replaceAll('<no value>', '')
   } catch (e) {
     noteLimit(s, e)
     if (e instanceof ExecError) throw new Error(`error during tpl function execution for ${quote(text)}: ${e.message}`, { cause: e })

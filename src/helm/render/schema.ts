@@ -6,7 +6,8 @@
 // per failing leaf.
 
 import { type OutputUnit, type SchemaDraft, Validator } from '@cfworker/json-schema'
-import { isTable, type JsonMap } from './data.ts'
+import { GoInt } from '../../gotemplate/index.ts'
+import { isTable, type JsonMap, setKey } from './data.ts'
 import { HelmRenderError } from './errors.ts'
 import type { RenderChart } from './model.ts'
 import { withGoPatterns } from './schema-patterns.ts'
@@ -84,10 +85,8 @@ function describe(u: OutputUnit, values: unknown): string {
       const items = list === undefined ? [] : (JSON.parse(list) as unknown[])
       return `value must be one of ${items.map((i) => (typeof i === 'string' ? `'${i}'` : JSON.stringify(i))).join(', ')}`
     }
-    case 'additionalProperties': {
-      const prop = /Property "(.*)" does not/.exec(u.error)?.[1] ?? ''
-      return `additional properties '${prop}' not allowed`
-    }
+    case 'false':
+      return 'false schema'
     default:
       return u.error
   }
@@ -108,19 +107,47 @@ function validateOne(chart: RenderChart, values: JsonMap): string {
     throw new HelmRenderError('SchemaViolation', `${chart.name}: values.schema.json: ${(e as Error).message.split('\n')[0]}`, { cause: e })
   }
   if (result.valid) return ''
-  const additional = result.errors.some((u) => u.keyword === 'additionalProperties')
-  const leaves = result.errors.filter(
-    (u) =>
-      !CONTAINERS.has(u.keyword) &&
-      u.error !== 'A subschema had errors.' &&
-      // The false schema behind additionalProperties: false is reported once, as the property that is not allowed.
-      !(additional && u.keyword === 'false'),
-  )
-  const lines = (leaves.length > 0 ? leaves : result.errors).map((u) => {
-    const pointer = pointerOf(u.instanceLocation)
-    return `- at '${pointer}': ${describe(u, values)}`
-  })
-  return `${chart.name}:\n${[...new Set(lines)].join('\n')}\n`
+  return `${chart.name}:\n${[...new Set(leafLines(result.errors, values))].join('\n')}\n`
+}
+
+const propertyOf = (u: OutputUnit): string => /^Property "(.*)" does not match/.exec(u.error)?.[1] ?? ''
+// The library's pointer encoding of one key.
+const encodePointer = (key: string): string => encodeURI(key.replaceAll('~', '~0').replaceAll('/', '~1')).replaceAll('#', '%23')
+
+/**
+ * One "- at '<pointer>': <why>" line per failing leaf, as santhosh-tekuri
+ * reports them: a property that `additionalProperties: false` rejects is named
+ * at its object (all of one object's on one line); a property that fails an
+ * additionalProperties schema is reported by what failed in it, at its own
+ * pointer. Units that only say a subschema failed are left out.
+ */
+function leafLines(errors: readonly OutputUnit[], values: unknown): string[] {
+  const lines: string[] = []
+  const rejected = new Map<string, { line: number; props: string[] }>()
+  for (let i = 0; i < errors.length; i++) {
+    const u = errors[i] as OutputUnit
+    if (u.keyword === 'additionalProperties') {
+      // The library reports the false schema right after, at the property's own pointer.
+      const prop = propertyOf(u)
+      const next = errors[i + 1]
+      if (next?.keyword === 'false' && next.instanceLocation === `${u.instanceLocation}/${encodePointer(prop)}`) {
+        const pointer = pointerOf(u.instanceLocation)
+        const seen = rejected.get(pointer)
+        if (seen === undefined) {
+          rejected.set(pointer, { line: lines.length, props: [prop] })
+          lines.push('')
+        } else seen.props.push(prop)
+        i++
+      }
+      continue
+    }
+    if (CONTAINERS.has(u.keyword) || u.error === 'A subschema had errors.') continue
+    lines.push(`- at '${pointerOf(u.instanceLocation)}': ${describe(u, values)}`)
+  }
+  for (const [pointer, { line, props }] of rejected) {
+    lines[line] = `- at '${pointer}': additional properties ${props.map((p) => `'${p}'`).join(', ')} not allowed`
+  }
+  return lines.length > 0 ? lines : errors.map((u) => `- at '${pointerOf(u.instanceLocation)}': ${describe(u, values)}`)
 }
 
 function collect(chart: RenderChart, values: JsonMap): string {
@@ -138,9 +165,30 @@ function collect(chart: RenderChart, values: JsonMap): string {
   return out
 }
 
+/**
+ * The values as the validator sees them: an int64 from --set (a GoInt) is the
+ * JSON number it is to Helm's validator. The same objects when there is none.
+ */
+function asJsonNumbers(v: unknown): unknown {
+  if (v instanceof GoInt) return Number(v.value)
+  if (Array.isArray(v)) {
+    const items = v.map(asJsonNumbers)
+    return items.every((e, i) => e === v[i]) ? v : items
+  }
+  if (!isTable(v)) return v
+  let out: JsonMap | undefined
+  for (const [k, e] of Object.entries(v)) {
+    const c = asJsonNumbers(e)
+    if (c === e) continue
+    out ??= { ...v }
+    setKey(out, k, c)
+  }
+  return out ?? v
+}
+
 /** ValidateAgainstSchema over the tree; throws HelmRenderError (SchemaViolation) listing every failing chart. */
 export function validateValues(root: RenderChart, values: JsonMap): void {
-  const out = collect(root, values)
+  const out = collect(root, asJsonNumbers(values) as JsonMap)
   if (out !== '') {
     throw new HelmRenderError(
       'SchemaViolation',
