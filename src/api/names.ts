@@ -45,7 +45,11 @@ export const PROTECTED_LABELS: readonly string[] = Object.freeze([
   LABEL_SYNC_MODE,
 ])
 /** Annotation keys that ignoreFields can never cover. */
-export const PROTECTED_ANNOTATIONS: readonly string[] = Object.freeze([ANNOTATION_INSTANCE_REF, ANNOTATION_TEMPLATE_REF, ANNOTATION_RENDERED_VERSION])
+export const PROTECTED_ANNOTATIONS: readonly string[] = Object.freeze([
+  ANNOTATION_INSTANCE_REF,
+  ANNOTATION_TEMPLATE_REF,
+  ANNOTATION_RENDERED_VERSION,
+])
 
 export const FINALIZER_TEMPLATE = `${GROUP}/finalizer`
 export const FINALIZER_INSTANCE = `${GROUP}/template-instance`

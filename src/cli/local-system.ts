@@ -139,13 +139,22 @@ export async function localChartInput(url: string, caPem: string, webhookValues:
 }
 
 /** The objects of one template file of the chart, rendered as `local` renders it (plus `webhook.*` values). */
-async function renderChartFile(file: string, url: string, caPem: string, webhookValues?: Record<string, unknown>): Promise<IdentifiedObject[]> {
+async function renderChartFile(
+  file: string,
+  url: string,
+  caPem: string,
+  webhookValues?: Record<string, unknown>,
+): Promise<IdentifiedObject[]> {
   const { objects } = renderChart(await localChartInput(url, caPem, webhookValues))
   return objects.filter((o) => o.template === file).map((o) => o.object as unknown as IdentifiedObject)
 }
 
 /** The chart's ValidatingWebhookConfiguration, pointed at a local URL and CA. */
-export function renderWebhookConfiguration(url: string, caPem: string, webhookValues?: Record<string, unknown>): Promise<IdentifiedObject[]> {
+export function renderWebhookConfiguration(
+  url: string,
+  caPem: string,
+  webhookValues?: Record<string, unknown>,
+): Promise<IdentifiedObject[]> {
   return renderChartFile(WEBHOOK_CONFIGURATION_TEMPLATE, url, caPem, webhookValues)
 }
 

@@ -337,7 +337,10 @@ t.test('Template: finalizer blocks deletion while used; invalid ignoreFields and
   await waitForCondition(client, ns, 'user', 'Ready', 'True')
   await client.request('DELETE', templatePath(ns, 'used'))
   const blocked = await waitForTemplateCondition(client, ns, 'used', 'Deleting', 'False', 'DeletionBlocked')
-  t.match(condition(blocked as never, 'Deleting')?.message, /used by 1 TemplateInstance\(s\) \(named in spec.templateRef, or their objects were last rendered from it\)/)
+  t.match(
+    condition(blocked as never, 'Deleting')?.message,
+    /used by 1 TemplateInstance\(s\) \(named in spec.templateRef, or their objects were last rendered from it\)/,
+  )
   await deleteInstance(client, ns, 'user')
   await eventually('template released after its last user left', async () =>
     (await client.getOrUndefined(templatePath(ns, 'used'))) === undefined ? true : undefined,

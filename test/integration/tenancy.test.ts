@@ -132,9 +132,7 @@ t.test('valueFrom reads only the instance namespace unless the Template grants m
   t.same(granted.status?.resolvedParameters?.[0]?.value, undefined)
   await waitForCondition(admin, who.teamA.namespace, 'list', 'ParametersValid', 'False', 'ParameterSourceForbidden')
   await eventually('one refusal left on the Template', async () => {
-    const t2 = await admin.get<Template>(
-      templatePath(who.platform.namespace, 'team-settings'),
-    )
+    const t2 = await admin.get<Template>(templatePath(who.platform.namespace, 'team-settings'))
     return condition(t2, 'InstancesWithinGrants')?.message?.startsWith('1 TemplateInstance(s)') ? true : undefined
   })
 })

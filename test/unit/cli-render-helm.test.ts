@@ -47,6 +47,7 @@ kind: Template
 metadata: { name: web, namespace: platform }
 spec:
   targetNamespaces: { explicit: { allow: { literal: ["*"] } } }
+  grants: { objects: [{ apiGroup: rbac.authorization.k8s.io, kind: ClusterRole }] }
   sync: { mode: strict }
   parameters:
     - { name: color, value: green }

@@ -55,7 +55,14 @@ metadata:
 spec: {}
 `
 
-function templateYaml(opts: { body?: string; mode?: string; targets?: string } = {}): string {
+/** The BODY renders a ClusterRole: a grant of the Template, as the reconciler requires (docs/tenancy-grants.md). */
+const GRANTS = `  grants:
+    objects:
+      - apiGroup: rbac.authorization.k8s.io
+        kind: ClusterRole
+`
+
+function templateYaml(opts: { body?: string; mode?: string; targets?: string; grants?: string } = {}): string {
   return `apiVersion: templates.v2.stakater.com/v2alpha1
 kind: Template
 metadata:
@@ -69,7 +76,7 @@ ${
       allow:
         literal: ["*"]`
 }
-${opts.mode ? `  sync:\n    mode: ${opts.mode}\n` : ''}  parameters:
+${opts.grants ?? GRANTS}${opts.mode ? `  sync:\n    mode: ${opts.mode}\n` : ''}  parameters:
     - name: greeting
       value: hello
     - name: replicas
@@ -166,6 +173,16 @@ t.test('renders from files: stamped, namespaced where the kind is, Secrets maske
   t.same(secret.data, { token: '*****' })
   t.notOk(r.out.includes('s3cret-value'), 'the parameter value is not printed')
   t.notOk(r.out.includes('c2VjcmV0LXRva2Vu'), 'the data value is not printed')
+})
+
+t.test('a cluster-scoped object the Template does not grant is refused, as the reconciler refuses it', async (t) => {
+  const r = await render(files(templateYaml({ grants: '' })))
+  t.equal(r.code, 1)
+  t.equal(r.out, '', 'nothing rendered')
+  t.match(
+    r.err,
+    /ObjectForbidden: rendered object 3: ClusterRole\.rbac\.authorization\.k8s\.io app1-reader \(cluster-scoped\); Template platform\/web does not grant it \(spec\.grants\.objects\)/,
+  )
 })
 
 t.test('--show-secrets prints Secret values; revert mode adds the resource finalizer', async (t) => {
