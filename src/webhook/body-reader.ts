@@ -1,7 +1,10 @@
 // Reading a request body into one buffer, within the body limit and the
 // memory budget. A declared Content-Length (the API server always sends one)
 // is checked and reserved before a byte is read, and the body is copied into
-// a buffer of exactly that size; a chunked body is reserved chunk by chunk.
+// a buffer of exactly that size, made once the first 64 KiB have arrived (a
+// body that trickles in never costs its declared size, nor V8 the
+// collections that allocating it would start); a chunked body is reserved
+// chunk by chunk.
 // While it arrives, the budget may stop it for another body if it falls
 // behind the budget's pace (memory-budget.ts). Refusals are errors with an
 // HTTP status, answered by the app's error handler.
@@ -46,6 +49,9 @@ const tooLarge = (limit: number): BodyRefused =>
 const busy = (): BodyRefused =>
   new BodyRefused('Busy', 503, 'the template-sync webhook is reading other large review bodies at its memory limit; retry')
 
+/** A declared body gets its buffer of exactly its size once this much of it has arrived (or all of it, if less). */
+export const EXACT_BUFFER_AFTER = 64 * 1024
+
 const tooSlow = (): BodyRefused =>
   new BodyRefused('TooSlow', 408, "the request body arrived too slowly while other requests needed its share of the webhook's memory")
 
@@ -65,7 +71,7 @@ export function readBody(payload: Readable, opts: ReadOptions): Promise<ReadBody
     budget.release(reserved)
   }
   return new Promise<ReadBody>((resolve, reject) => {
-    const exact = declared === undefined ? undefined : Buffer.allocUnsafe(declared)
+    let exact: Buffer | undefined
     const chunks: Buffer[] = []
     let received = 0
     let complete = false
@@ -98,9 +104,17 @@ export function readBody(payload: Readable, opts: ReadOptions): Promise<ReadBody
       if (exact !== undefined) {
         chunk.copy(exact, received)
       } else {
-        if (!budget.tryReserve(chunk.length, undefined, now(), inFlight)) return stop(busy())
-        reserved += chunk.length
+        if (declared === undefined) {
+          if (!budget.tryReserve(chunk.length, undefined, now(), inFlight)) return stop(busy())
+          reserved += chunk.length
+        }
         chunks.push(chunk)
+        if (declared !== undefined && received + chunk.length >= Math.min(declared, EXACT_BUFFER_AFTER)) {
+          exact = Buffer.allocUnsafe(declared)
+          let at = 0
+          for (const c of chunks) at += c.copy(exact, at)
+          chunks.length = 0
+        }
       }
       received += chunk.length
     }

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { mintCA, mintServingCert } from '../../src/certs/mint.ts'
-import { BodyRefused, readBody } from '../../src/webhook/body-reader.ts'
+import { BodyRefused, EXACT_BUFFER_AFTER, readBody } from '../../src/webhook/body-reader.ts'
 import { certificateNames, nameAllowed, readClientCa } from '../../src/webhook/client-auth.ts'
 import { DEFAULT_BODY_LIMIT, defaultBudget, JSON_ESCAPE_FACTOR, MAX_STORED_OBJECT_BYTES } from '../../src/webhook/app.ts'
 import { bodiesToCut, DEFAULT_PACE, lagOf, MemoryBudget, type BodyInFlight } from '../../src/webhook/memory-budget.ts'
@@ -70,6 +70,19 @@ t.test('readBody reads a declared body exactly and gives its reservation back', 
   body.release()
   body.release()
   t.equal(budget.used, 0, 'released once')
+})
+
+t.test('readBody assembles a declared body across the point where its exact buffer is made', async (t) => {
+  const budget = new MemoryBudget({ capacity: 1024 * 1024, smallBytes: 10, reservedForSmall: 0 })
+  const text = JSON.stringify('x'.repeat(EXACT_BUFFER_AFTER * 2))
+  const parts = [text.slice(0, 1000), text.slice(1000, EXACT_BUFFER_AFTER + 7), text.slice(EXACT_BUFFER_AFTER + 7)]
+  const body = await readBody(stream(parts), { declared: text.length, limit: 1024 * 1024, budget })
+  t.equal(body.bytes.toString(), text)
+  body.release()
+  const short = await readBody(stream(['[1', ',2]']), { declared: 5, limit: 50, budget })
+  t.equal(short.bytes.toString(), '[1,2]', 'a body shorter than 64 KiB gets its buffer when it is complete')
+  short.release()
+  t.equal(budget.used, 0)
 })
 
 t.test('readBody refuses before reading when the declared length is too large or does not fit', async (t) => {
