@@ -213,18 +213,13 @@ export class ConnectionLedger {
     e.since = now
   }
 
-  /**
-   * A request was answered; `review` when the answer was a review. Returns
-   * whether the connection is trusted now (the caller gives an untrusted one
-   * only a short while for its next request).
-   */
-  answered(id: string, review: boolean, now: number): boolean {
+  /** A request was answered; `review` when the answer was a review. */
+  answered(id: string, review: boolean, now: number): void {
     const e = this.#entries.get(id)
-    if (e === undefined) return false
+    if (e === undefined) return
     this.#trust(e, review)
     e.stage = 'waiting'
     e.since = now
-    return isTrusted(e)
   }
 
   /** The connection is gone (closed by either side, or given way). */
