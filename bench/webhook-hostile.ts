@@ -48,6 +48,8 @@ export interface HostileResult {
   readonly cpuMs: number
   /** What the webhook refused or closed, by "<code> <cause>", from its metrics. */
   readonly serverRejected: Readonly<Record<string, number>>
+  /** How late the webhook's event loop ran while the case ran: a stall of its own, as opposed to waiting for a core. */
+  readonly loopDelay: { readonly maxMs: number; readonly p99Ms: number }
   readonly ms: number
 }
 
@@ -382,7 +384,8 @@ export interface HostileTarget {
   readonly pid: number
   readonly port: number
   readonly valid: ValidLoad
-  rejected(): Promise<Record<string, number>>
+  mark(): Promise<void>
+  rejected(): Promise<{ rejected: Record<string, number>; loopDelay: { maxMs: number; p99Ms: number } }>
   stop(): Promise<void>
 }
 
@@ -399,6 +402,7 @@ export async function runHostileCases(
     writeFileSync(`/proc/${target.pid}/clear_refs`, '5')
     const rssBefore = rssMib(target.pid, 'VmRSS')
     const cpuBefore = cpuMsOf(target.pid)
+    await target.mark()
     const started = performance.now()
     const valid = target.valid(c.loadMs, c.freshEvery === undefined ? {} : { freshEvery: c.freshEvery })
     // Let the valid load get going before the attack starts.
@@ -412,6 +416,7 @@ export async function runHostileCases(
     }
     const sorted = Float64Array.from(v.latencies).sort()
     const worst = sorted.at(-1) ?? 0
+    const seen = await target.rejected()
     const worstAt = (v.dues?.[v.latencies.indexOf(worst)] ?? Number.NaN) - LOAD_LEAD_MS
     const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0
     results.push({
@@ -426,7 +431,8 @@ export async function runHostileCases(
       validErrors: v.errors + v.mismatches,
       validStatuses: v.statuses,
       cpuMs: cpuMsOf(target.pid) - cpuBefore,
-      serverRejected: await target.rejected(),
+      serverRejected: seen.rejected,
+      loopDelay: seen.loopDelay,
       ms: Math.round(performance.now() - started),
     })
     await target.stop()

@@ -321,8 +321,10 @@ interface MemoryChild {
   readonly pid: number
   readonly ready: Ready
   report(): Promise<{ rss: number; maxRss: number; heap: number }>
-  /** What the webhook refused or closed, from its metrics: {"<code> <cause>": count}. */
-  rejected(): Promise<Record<string, number>>
+  /** Starts recording how late the webhook's event loop runs. */
+  mark(): Promise<void>
+  /** What the webhook refused or closed, from its metrics ({"<code> <cause>": count}), and its event loop's delay since mark(). */
+  rejected(): Promise<{ rejected: Record<string, number>; loopDelay: { maxMs: number; p99Ms: number } }>
   exit(): Promise<void>
 }
 
@@ -354,9 +356,14 @@ async function startMemoryChild(api: { url: string }, certs: Certs, nodeFlags: r
       child.send('report')
       return answer
     },
+    mark: () => {
+      const answer = new Promise<void>((resolve) => child.once('message', () => resolve()))
+      child.send('mark')
+      return answer
+    },
     rejected: () => {
-      const answer = new Promise<Record<string, number>>((resolve) =>
-        child.once('message', (m) => resolve((m as { rejected: Record<string, number> }).rejected)),
+      const answer = new Promise<{ rejected: Record<string, number>; loopDelay: { maxMs: number; p99Ms: number } }>((resolve) =>
+        child.once('message', (m) => resolve(m as { rejected: Record<string, number>; loopDelay: { maxMs: number; p99Ms: number } })),
       )
       child.send('rejected')
       return answer
@@ -401,6 +408,7 @@ async function measureMemory(
         pid: c.pid,
         port: c.ready.port,
         valid: (durationMs, opts = {}) => ask({ port: c.ready.port, durationMs, ratePerSec: 50, check: true, ...opts, ...load }),
+        mark: c.mark,
         rejected: c.rejected,
         stop: c.exit,
       }
@@ -411,7 +419,7 @@ async function measureMemory(
         `hostile: ${r.name}: answers ${JSON.stringify(r.answers)}; RSS ${r.rssBeforeMib} -> peak ${r.peakRssMib} MiB (goal <= ${RSS_GOAL_MIB}); ` +
           `valid reviews meanwhile: ${r.validAnswered}, p99 ${r.p99ValidMs} ms, worst ${r.worstValidMs} ms (goal <= ${LATENCY_GOAL_MS}; sent at ${r.worstValidAtMs} ms of the attack), ` +
           `errors ${r.validErrors} ${JSON.stringify(r.validStatuses)}; webhook CPU ${r.cpuMs} ms in ${r.ms} ms; ` +
-          `the webhook refused or closed ${JSON.stringify(r.serverRejected)}`,
+          `its event loop ran late by ${r.loopDelay.maxMs} ms at most (p99 ${r.loopDelay.p99Ms}); it refused or closed ${JSON.stringify(r.serverRejected)}`,
       )
     }
   }
@@ -732,7 +740,8 @@ async function floodOnly(): Promise<void> {
     console.log(
       `${a.name}: worst valid ${a.worstValidMs} ms (x${ratio(a.worstValidMs, baseline.worstValidMs)} the baseline's), ` +
         `p99 ${a.p99ValidMs} ms (x${ratio(a.p99ValidMs, baseline.p99ValidMs)}), valid answers ${JSON.stringify(a.validStatuses)}, ` +
-        `peak RSS ${a.peakRssMib} of ${limitMib} MiB, webhook CPU x${ratio(a.cpuMs, baseline.cpuMs)} the baseline's (${a.cpuMs} ms)`,
+        `peak RSS ${a.peakRssMib} of ${limitMib} MiB, webhook CPU x${ratio(a.cpuMs, baseline.cpuMs)} the baseline's (${a.cpuMs} ms), ` +
+        `its event loop late by ${a.loopDelay.maxMs} ms at most (baseline ${baseline.loopDelay.maxMs})`,
     )
   }
   const status = (r: HostileResult, code: string): number => r.validStatuses[code] ?? 0
@@ -754,6 +763,7 @@ async function floodOnly(): Promise<void> {
         p99_valid_ms: baseline.p99ValidMs,
         rss_peak_mib: baseline.peakRssMib,
         cpu_ms: baseline.cpuMs,
+        loop_delay_max_ms: baseline.loopDelay.maxMs,
       },
       cases: attacks.map((a) => ({
         case: a.name,
@@ -763,6 +773,7 @@ async function floodOnly(): Promise<void> {
         valid: a.validStatuses,
         rss_peak_mib: a.peakRssMib,
         cpu_ms: a.cpuMs,
+        loop_delay_max_ms: a.loopDelay.maxMs,
         flood: a.answers,
         refused_or_closed: a.serverRejected,
       })),
