@@ -10,6 +10,10 @@
 // webhook configuration; the flood runs in a process of its own, from
 // loopback addresses other than the API server's 127.0.0.1.
 //
+// The chart's tenant roles, which the tenancy fixture installs, are removed at
+// the end: they carry no Helm ownership, and a later `helm install` of the
+// chart (chart.test.ts) would refuse to adopt them.
+//
 // The API server's connections to the webhook are opened during the flood:
 // until then it has called the webhook only through another configuration
 // (another CA bundle, so another connection pool), to know that it has
@@ -19,14 +23,14 @@ import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { load } from 'js-yaml'
 import { mintCA } from '../../src/certs/mint.ts'
-import { applyManifest, renderWebhookConfiguration } from '../../src/cli/local-system.ts'
+import { applyManifest, renderTenantRoles, renderWebhookConfiguration } from '../../src/cli/local-system.ts'
 import { KubeClient, CONTENT_MERGE } from '../../src/kube/client.ts'
 import { RestMapper } from '../../src/kube/discovery.ts'
 import { KubeApiError } from '../../src/kube/errors.ts'
 import { policyFor } from '../../src/webhook/connection-policy.ts'
 import { parseMemoryQuantity, sizeFor } from '../../src/webhook/sizing.ts'
 import { DEFAULT_BODY_LIMIT } from '../../src/webhook/app.ts'
-import { loopbackPeers, startFloodProcess } from '../fixtures/webhook-flood.ts'
+import { loopbackPeers, startFloodProcess, type FloodOptions } from '../fixtures/webhook-flood.ts'
 import { adminClient, clusterInfo, eventually, mountedServingCert } from './helpers/cluster.ts'
 import { installCrds } from './helpers/operator.ts'
 import { decisionCount, ownerIn, ownershipMeta, startTestWebhook } from './helpers/strict.ts'
@@ -60,6 +64,13 @@ t.teardown(async () => {
 // ---- strict objects of team-a, rendered before any webhook configuration exists ----------
 
 const who = await tenancy(t, admin)
+t.teardown(async () => {
+  for (const role of await renderTenantRoles()) {
+    await admin.request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterroles/${role.metadata.name}`).catch((e: unknown) => {
+      if (!(e instanceof KubeApiError && e.code === 404)) throw e
+    })
+  }
+})
 const ns = who.teamA.namespace
 const owner = await ownerIn(admin, server.caches, ns)
 const podPath = (name = ''): string => `/api/v1/namespaces/${ns}/pods${name ? `/${name}` : ''}`
@@ -140,29 +151,33 @@ t.test(
   'under a flood of idle connections and slow senders, evictions and scales of strict objects are denied by the webhook',
   async (t) => {
     const policy = policyFor(cap)
-    const smallBodies = policy.reclaimAbove - 40
-    const flood = await startFloodProcess({
-      port: server.port,
-      ca: pair.ca,
-      peers: loopbackPeers(8),
-      idle: 2 * cap,
-      halfHeaders: 200,
-      slowBodies: [
-        { count: 8, bytes: 20 * 1024 * 1024 },
-        { count: smallBodies, bytes: Math.floor(sizing.budgetBytes / smallBodies) },
-      ],
-    })
+    const peers = loopbackPeers(12)
+    // Each kind from addresses of its own: from the idle flood's, its share of the cap would keep the others out.
+    const flood = (from: string[], kind: Pick<FloodOptions, 'idle' | 'halfHeaders' | 'slowBodies'>) =>
+      startFloodProcess({ port: server.port, ca: pair.ca, peers: from, ...kind })
+    const floods = [
+      await flood(peers.slice(0, 8), { idle: 2 * cap, halfHeaders: 0, slowBodies: [] }),
+      await flood(peers.slice(8, 10), { idle: 0, halfHeaders: 200, slowBodies: [] }),
+      // Small bodies that would take the whole body budget twice over, and eight of 20 MiB.
+      await flood(peers.slice(10), {
+        idle: 0,
+        halfHeaders: 0,
+        slowBodies: [
+          { count: 40, bytes: Math.floor(sizing.budgetBytes / 20) },
+          { count: 8, bytes: 20 * 1024 * 1024 },
+        ],
+      }),
+    ]
     let stopped = false
     const stop = async (): Promise<void> => {
       if (stopped) return
       stopped = true
-      const tally = await flood.stop()
-      t.comment(`flood: ${JSON.stringify(tally)}`)
+      for (const f of floods) t.comment(`flood: ${JSON.stringify(await f.stop())}`)
     }
     t.teardown(stop)
     // Let it reach the cap.
     await new Promise((r) => setTimeout(r, 1_500))
-    const held = await flood.held()
+    const held = (await Promise.all(floods.map((f) => f.held()))).reduce((a, b) => a + b, 0)
     const open = await new Promise<number>((resolve, reject) =>
       server.app.server.getConnections((err, n) => (err ? reject(err) : resolve(n))),
     )
@@ -231,6 +246,10 @@ t.test(
     const refusals = (await server.metrics.registry.render())
       .split('\n')
       .filter((l) => /rejected_requests_total\{code="(0|408|503)"/.test(l))
+    t.ok(
+      refusals.some((l) => /cause="(TooSlow|Busy)"\} [1-9]/.test(l)),
+      'the slow bodies filled the body budget: some were cut or refused for room',
+    )
     t.comment(
       `the webhook refused or closed: ${refusals.map((l) => l.replace('template_sync_webhook_rejected_requests_total', '')).join(', ')}`,
     )
