@@ -1,8 +1,8 @@
 // The connection policy on a real TLS listener (src/webhook/connections.ts):
-// only reviews keep a connection open, a peer's share is enforced before any
-// TLS work, and a flood of idle TLS connections and slow senders from several
-// addresses leaves the connections that carry reviews alone and lets new
-// ones in.
+// near the cap, connections answered anything but a review give way first and
+// those that carried one stay, a peer's share is enforced before any TLS work,
+// and a flood of idle TLS connections and slow senders from several addresses
+// leaves the connections that carry reviews alone and lets new ones in.
 
 import t from 'tap'
 import { Agent, request as httpsRequest } from 'node:https'
