@@ -7,11 +7,15 @@
 //
 // Protocol (IPC with the bench): sends {ready, port, imports, cached,
 // cacheHeap, sizes} once the caches have synced; answers 'report' with
-// {rss, maxRss, heap}; exits on 'exit'.
+// {rss, maxRss, heap}, 'mark' with {} after starting to record how late its
+// event loop runs, 'rejected' with {rejected: {"<code> <cause>": count},
+// loopDelay: {maxMs, p99Ms}} (its metrics, and the event loop since 'mark');
+// exits on 'exit'.
 
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 
 const settle = () => {
   globalThis.gc?.()
@@ -59,10 +63,27 @@ process.send({
   cacheHeap: process.memoryUsage().heapUsed - heapAtImports,
   sizes: { templates: caches.templates.size(), instances: caches.instances.size(), namespaces: caches.namespaces.size() },
 })
+// How late the event loop runs, sampled every 10 ms: a stall of the webhook itself, told apart from time spent elsewhere.
+const loop = monitorEventLoopDelay({ resolution: 10 })
 process.on('message', (m) => {
   if (m === 'report') {
     const rss = settle()
     process.send({ rss, maxRss: process.resourceUsage().maxRSS * 1024, heap: process.memoryUsage().heapUsed })
+  } else if (m === 'mark') {
+    loop.reset()
+    loop.enable()
+    process.send({})
+  } else if (m === 'rejected') {
+    loop.disable()
+    const loopDelay = { maxMs: Math.round(loop.max / 1e5) / 10, p99Ms: Math.round(loop.percentile(99) / 1e5) / 10 }
+    void webhook.metrics.registry.render().then((text) => {
+      const rejected = {}
+      for (const line of text.split('\n')) {
+        const hit = /^template_sync_webhook_rejected_requests_total\{code="(\d+)",cause="(\w+)"\} (\d+)/.exec(line)
+        if (hit) rejected[`${hit[1]} ${hit[2]}`] = Number(hit[3])
+      }
+      process.send({ rejected, loopDelay })
+    })
   } else if (m === 'exit') {
     void webhook.shutdown().finally(() => process.exit(0))
   }

@@ -36,7 +36,16 @@ import { bufferedLogDestination, createWebhookLogger } from '../src/webhook/logg
 import { admissionReview, fullInstance, fullTemplate, renderedDeployment, syntheticCaches } from '../test/fixtures/webhook-synthetic.ts'
 import type { KubeObject } from '../src/api/meta.ts'
 import { buildDist, chartMemoryLimit, chartNodeOptions } from './lib/image.ts'
-import { LATENCY_GOAL_MS, RSS_GOAL_MIB, runHostileCases, type HostileResult, type HostileTarget } from './webhook-hostile.ts'
+import {
+  floodCases,
+  hostileCases,
+  LATENCY_GOAL_MS,
+  RSS_GOAL_MIB,
+  runHostileCases,
+  type Case,
+  type HostileResult,
+  type HostileTarget,
+} from './webhook-hostile.ts'
 
 const CONCURRENCY = 32
 // BENCH_ROUNDS=4 for a quicker, noisier look.
@@ -60,6 +69,8 @@ interface Job {
   durationMs: number
   /** Open loop: send at this fixed rate (latency counted from each request's due time) instead of 32 back-to-back loops. */
   ratePerSec?: number
+  /** Open loop: every n-th request goes over a new connection, as an API server's do when its idle ones are busy. */
+  freshEvery?: number
   check: boolean
   bodies: string[]
   expected: boolean[]
@@ -71,6 +82,10 @@ interface RoundResult {
   latencies: Float64Array
   errors: number
   mismatches: number
+  /** Answers by status code; "error" for a request whose connection failed. */
+  statuses: Record<string, number>
+  /** Open loop: when each answered request was due, in ms from the round's start (parallel to latencies). */
+  dues?: Float64Array
   /** CPU time of the server thread during the round, in microseconds (filled in by the main thread). */
   serverCpuUs?: number
 }
@@ -135,7 +150,22 @@ async function runRound(agent: Agent, job: Job): Promise<RoundResult> {
     }
   }
   await Promise.all(Array.from({ length: CONCURRENCY }, loop))
-  return { count: latencies.length, elapsedMs: performance.now() - started, latencies: Float64Array.from(latencies), errors, mismatches }
+  return roundResult(started, latencies, { errors, mismatches, statuses: {} })
+}
+
+function roundResult(
+  started: number,
+  latencies: readonly number[],
+  tallies: Pick<RoundResult, 'errors' | 'mismatches' | 'statuses'>,
+  dues?: readonly number[],
+): RoundResult {
+  return {
+    count: latencies.length,
+    elapsedMs: performance.now() - started,
+    latencies: Float64Array.from(latencies),
+    ...tallies,
+    ...(dues !== undefined ? { dues: Float64Array.from(dues) } : {}),
+  }
 }
 
 /**
@@ -144,12 +174,17 @@ async function runRound(agent: Agent, job: Job): Promise<RoundResult> {
  * request was due, so a stalled server is not hidden by sends that were
  * delayed behind it. At most CONCURRENCY are in flight (the agent queues the rest).
  */
-async function runOpenLoop(agent: Agent, job: Job & { ratePerSec: number }): Promise<RoundResult> {
+async function runOpenLoop(agent: Agent, fresh: Agent, job: Job & { ratePerSec: number }): Promise<RoundResult> {
   const interval = 1000 / job.ratePerSec
   const total = Math.floor(job.durationMs / interval)
   const latencies: number[] = []
+  const dues: number[] = []
   let errors = 0
   let mismatches = 0
+  const statuses: Record<string, number> = {}
+  const count = (status: string): void => {
+    statuses[status] = (statuses[status] ?? 0) + 1
+  }
   const pending: Promise<void>[] = []
   const started = performance.now()
   for (let n = 0; n < total; n++) {
@@ -157,34 +192,41 @@ async function runOpenLoop(agent: Agent, job: Job & { ratePerSec: number }): Pro
     const wait = due - performance.now()
     if (wait >= 1) await new Promise((r) => setTimeout(r, wait))
     const i = n % job.bodies.length
+    const via = job.freshEvery !== undefined && n % job.freshEvery === 0 ? fresh : agent
     pending.push(
-      post(agent, job.port, job.bodies[i] as string).then(
+      post(via, job.port, job.bodies[i] as string).then(
         (res) => {
           latencies.push(performance.now() - due)
+          dues.push(due - started)
+          count(String(res.status))
           if (res.status !== 200) errors++
           else if (job.check && (JSON.parse(res.text) as { response?: { allowed?: boolean } }).response?.allowed !== job.expected[i])
             mismatches++
         },
         () => {
+          count('error')
           errors++
         },
       ),
     )
   }
   await Promise.all(pending)
-  return { count: latencies.length, elapsedMs: performance.now() - started, latencies: Float64Array.from(latencies), errors, mismatches }
+  return roundResult(started, latencies, { errors, mismatches, statuses }, dues)
 }
 
 function workerMain(): void {
   const input = workerData as WorkerInput
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY, ca: input.ca })
+  // One connection per request: what an API server opens when its idle connections are all in use.
+  const fresh = new Agent({ keepAlive: false, ca: input.ca })
   parentPort?.on('message', (job: Job | 'stop') => {
     if (job === 'stop') {
       agent.destroy()
+      fresh.destroy()
       parentPort?.close()
       return
     }
-    const run = job.ratePerSec === undefined ? runRound(agent, job) : runOpenLoop(agent, { ...job, ratePerSec: job.ratePerSec })
+    const run = job.ratePerSec === undefined ? runRound(agent, job) : runOpenLoop(agent, fresh, { ...job, ratePerSec: job.ratePerSec })
     void run.then((r) => parentPort?.postMessage(r))
   })
 }
@@ -279,6 +321,10 @@ interface MemoryChild {
   readonly pid: number
   readonly ready: Ready
   report(): Promise<{ rss: number; maxRss: number; heap: number }>
+  /** Starts recording how late the webhook's event loop runs. */
+  mark(): Promise<void>
+  /** What the webhook refused or closed, from its metrics ({"<code> <cause>": count}), and its event loop's delay since mark(). */
+  rejected(): Promise<{ rejected: Record<string, number>; loopDelay: { maxMs: number; p99Ms: number } }>
   exit(): Promise<void>
 }
 
@@ -310,6 +356,18 @@ async function startMemoryChild(api: { url: string }, certs: Certs, nodeFlags: r
       child.send('report')
       return answer
     },
+    mark: () => {
+      const answer = new Promise<void>((resolve) => child.once('message', () => resolve()))
+      child.send('mark')
+      return answer
+    },
+    rejected: () => {
+      const answer = new Promise<{ rejected: Record<string, number>; loopDelay: { maxMs: number; p99Ms: number } }>((resolve) =>
+        child.once('message', (m) => resolve(m as { rejected: Record<string, number>; loopDelay: { maxMs: number; p99Ms: number } })),
+      )
+      child.send('rejected')
+      return answer
+    },
     exit: async () => {
       // A child killed by the case has exited already.
       if (child.exitCode !== null || child.signalCode !== null) return
@@ -324,7 +382,7 @@ async function measureMemory(
   certs: Certs,
   ask: (job: Job) => Promise<RoundResult>,
   nodeFlags: readonly string[] = chartNodeOptions(),
-  hostile = false,
+  hostile: readonly Case[] = [],
 ): Promise<MemoryReport & { hostile: HostileResult[] }> {
   buildDist()
   const api = await fakeApiServer()
@@ -340,7 +398,7 @@ async function measureMemory(
   const last = await child.report()
   await child.exit()
   const hostileResults: HostileResult[] = []
-  if (hostile) {
+  if (hostile.length > 0) {
     // Each case meets a fresh process (what one request costs, not what earlier ones left behind),
     // while the load thread sends valid reviews at 50 per second.
     const fresh = async (): Promise<HostileTarget> => {
@@ -349,15 +407,19 @@ async function measureMemory(
       return {
         pid: c.pid,
         port: c.ready.port,
-        valid: (durationMs) => ask({ port: c.ready.port, durationMs, ratePerSec: 50, check: true, ...load }),
+        valid: (durationMs, opts = {}) => ask({ port: c.ready.port, durationMs, ratePerSec: 50, check: true, ...opts, ...load }),
+        mark: c.mark,
+        rejected: c.rejected,
         stop: c.exit,
       }
     }
-    for (const r of await runHostileCases(fresh, certs.ca)) {
+    for (const r of await runHostileCases(fresh, certs.ca, hostile)) {
       hostileResults.push(r)
       console.log(
         `hostile: ${r.name}: answers ${JSON.stringify(r.answers)}; RSS ${r.rssBeforeMib} -> peak ${r.peakRssMib} MiB (goal <= ${RSS_GOAL_MIB}); ` +
-          `valid reviews meanwhile: ${r.validAnswered}, worst ${r.worstValidMs} ms (goal <= ${LATENCY_GOAL_MS}), errors ${r.validErrors}`,
+          `valid reviews meanwhile: ${r.validAnswered}, p99 ${r.p99ValidMs} ms, worst ${r.worstValidMs} ms (goal <= ${LATENCY_GOAL_MS}; sent at ${r.worstValidAtMs} ms of the attack), ` +
+          `errors ${r.validErrors} ${JSON.stringify(r.validStatuses)}; webhook CPU ${r.cpuMs} ms in ${r.ms} ms; ` +
+          `its event loop ran late by ${r.loopDelay.maxMs} ms at most (p99 ${r.loopDelay.p99Ms}); it refused or closed ${JSON.stringify(r.serverRejected)}`,
       )
     }
   }
@@ -469,7 +531,7 @@ async function memoryOnly(): Promise<void> {
           .slice('--node-flags='.length)
           .split(' ')
           .filter((f) => f !== ''),
-    process.argv.includes('--hostile'),
+    process.argv.includes('--hostile') ? hostileCases : [],
   )
   worker.postMessage('stop')
   const mib = (n: number): number => Math.round((n / 1024 / 1024) * 10) / 10
@@ -580,7 +642,7 @@ async function main(): Promise<void> {
   await webhook.close()
   await baseline.close()
 
-  const mem = await measureMemory(certs, ask, chartNodeOptions(), !process.argv.includes('--no-hostile'))
+  const mem = await measureMemory(certs, ask, chartNodeOptions(), process.argv.includes('--no-hostile') ? [] : hostileCases)
   worker.postMessage('stop')
 
   const mib = (n: number): number => Math.round((n / 1024 / 1024) * 10) / 10
@@ -652,6 +714,74 @@ async function main(): Promise<void> {
 }
 
 /**
+ * `node bench/webhook.ts --flood`: the flood cases alone, each on a fresh
+ * webhook process as the image runs it, the first (no attack) being the
+ * baseline the others are read against. The last line is one JSON object.
+ */
+async function floodOnly(): Promise<void> {
+  const certs = makeCerts()
+  const worker = new Worker(new URL(import.meta.url), { workerData: { ca: certs.ca } satisfies WorkerInput })
+  const ask = (job: Job): Promise<RoundResult> =>
+    new Promise((resolve) => worker.once('message', (r) => resolve(r as RoundResult)).postMessage(job))
+  // `--only=<words>`: the baseline and the cases whose name holds them, for a quicker look.
+  const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length)
+  const cases = only === undefined ? floodCases : floodCases.filter((c, i) => i === 0 || c.name.includes(only))
+  const mem = await measureMemory(certs, ask, chartNodeOptions(), cases)
+  worker.postMessage('stop')
+  const limitMib = Math.round((chartMemoryLimit() ?? 0) / 1024 / 1024)
+  const [baseline, ...attacks] = mem.hostile
+  if (baseline === undefined) throw new Error('the flood cases ran no baseline')
+  const ratio = (x: number, base: number): number => Math.round((x / Math.max(base, 0.1)) * 10) / 10
+  console.log('')
+  console.log(
+    `baseline (no attack, same run): ${baseline.validAnswered} valid reviews, p99 ${baseline.p99ValidMs} ms, worst ${baseline.worstValidMs} ms, peak RSS ${baseline.peakRssMib} MiB, webhook CPU ${baseline.cpuMs} ms`,
+  )
+  for (const a of attacks) {
+    console.log(
+      `${a.name}: worst valid ${a.worstValidMs} ms (x${ratio(a.worstValidMs, baseline.worstValidMs)} the baseline's), ` +
+        `p99 ${a.p99ValidMs} ms (x${ratio(a.p99ValidMs, baseline.p99ValidMs)}), valid answers ${JSON.stringify(a.validStatuses)}, ` +
+        `peak RSS ${a.peakRssMib} of ${limitMib} MiB, webhook CPU x${ratio(a.cpuMs, baseline.cpuMs)} the baseline's (${a.cpuMs} ms), ` +
+        `its event loop late by ${a.loopDelay.maxMs} ms at most (baseline ${baseline.loopDelay.maxMs})`,
+    )
+  }
+  const status = (r: HostileResult, code: string): number => r.validStatuses[code] ?? 0
+  const worst = Math.max(0, ...attacks.map((a) => a.worstValidMs))
+  const peak = Math.max(0, ...mem.hostile.map((a) => a.peakRssMib))
+  console.log(
+    JSON.stringify({
+      bench: 'webhook-flood',
+      worst_valid_ms: worst,
+      worst_valid_ratio: ratio(worst, baseline.worstValidMs),
+      valid_503: attacks.reduce((n, a) => n + status(a, '503'), 0),
+      valid_errors: attacks.reduce((n, a) => n + a.validErrors, 0),
+      valid_answered: attacks.reduce((n, a) => n + a.validAnswered, 0),
+      rss_peak_mib: peak,
+      limit_mib: limitMib,
+      rss_margin_mib: Math.round((limitMib - peak) * 10) / 10,
+      baseline: {
+        worst_valid_ms: baseline.worstValidMs,
+        p99_valid_ms: baseline.p99ValidMs,
+        rss_peak_mib: baseline.peakRssMib,
+        cpu_ms: baseline.cpuMs,
+        loop_delay_max_ms: baseline.loopDelay.maxMs,
+      },
+      cases: attacks.map((a) => ({
+        case: a.name,
+        worst_valid_ms: a.worstValidMs,
+        worst_valid_at_ms: a.worstValidAtMs,
+        p99_valid_ms: a.p99ValidMs,
+        valid: a.validStatuses,
+        rss_peak_mib: a.peakRssMib,
+        cpu_ms: a.cpuMs,
+        loop_delay_max_ms: a.loopDelay.maxMs,
+        flood: a.answers,
+        refused_or_closed: a.serverRejected,
+      })),
+    }),
+  )
+}
+
+/**
  * The servers run with the Node flags the chart gives the webhook (they are
  * process-wide V8 settings, so the baseline gets them too): the bench starts
  * itself again with them once.
@@ -671,5 +801,6 @@ function rerunWithChartFlags(): boolean {
 if (!isMainThread) workerMain()
 else if (!rerunWithChartFlags()) {
   if (process.argv.includes('--memory-only')) await memoryOnly()
+  else if (process.argv.includes('--flood')) await floodOnly()
   else await main()
 }

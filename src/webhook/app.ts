@@ -7,7 +7,6 @@
 // it a socket.
 
 import type { Socket } from 'node:net'
-import type { TLSSocket, Server as TlsServer } from 'node:tls'
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
@@ -22,7 +21,8 @@ import type { AdmissionConfig, AdmissionLookups, Decision } from '../admission/d
 import { parseReview, toResponse } from '../admission/envelope.ts'
 import type { AdmissionReview } from '../admission/types.ts'
 import { BodyRefused, readBody } from './body-reader.ts'
-import { admitConnection, clientAuthTlsOptions, type ClientAuth } from './client-auth.ts'
+import { clientAuthTlsOptions, type ClientAuth } from './client-auth.ts'
+import { guardConnections, REVIEW_PATH } from './connections.ts'
 import { logDecision, resultOf } from './decision-log.ts'
 import { BodyError, MAX_JSON_DEPTH, MAX_JSON_VALUES, parseJsonBuffer } from './json-body.ts'
 import { MemoryBudget } from './memory-budget.ts'
@@ -81,7 +81,11 @@ export interface WebhookAppOptions {
   readonly maxParseBytes?: number
   /** Bytes of bodies held at once while they arrive; a body that does not fit is answered 503. */
   readonly budget?: MemoryBudget
-  /** Open connections at most; more are dropped before the TLS handshake. */
+  /**
+   * Open connections at most; more are dropped before the TLS handshake.
+   * Near it, and past a peer's share of it, connections that have shown least
+   * are closed to make room (connection-policy.ts).
+   */
   readonly maxConnections?: number
   /** Whole-request deadline (slow senders). The API server's own timeout is at most 30 s. */
   readonly requestTimeoutMs?: number
@@ -189,7 +193,7 @@ const validateRoute: FastifyPluginAsync<RouteOptions> = async (app, { deps, body
     )
   })
 
-  app.post('/validate', async (request, reply): Promise<AdmissionReview | StatusBody> => {
+  app.post(REVIEW_PATH, async (request, reply): Promise<AdmissionReview | StatusBody> => {
     const started = performance.now()
     const parsed = parseReview(request.body)
     if (!parsed.ok) {
@@ -268,7 +272,14 @@ export function buildWebhookApp(deps: WebhookAppOptions): FastifyInstance {
         },
       })
     : Fastify({ ...common, http: socketTimeouts })) as unknown as FastifyInstance
-  guardConnections(app, deps)
+  guardConnections(app, {
+    metrics: deps.metrics,
+    tls: deps.tls !== undefined,
+    firstRequestTimeoutMs: deps.firstRequestTimeoutMs ?? 3_000,
+    ...(deps.maxConnections !== undefined ? { maxConnections: deps.maxConnections } : {}),
+    ...(deps.clientAuth !== undefined ? { clientAuth: deps.clientAuth } : {}),
+  })
+  answerExpectations(app, deps)
 
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const code = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500
@@ -328,72 +339,8 @@ function answerProtocolError(deps: WebhookAppOptions, err: Error & { code?: stri
   else socket.destroy()
 }
 
-/**
- * Connection-level bounds: a cap on open connections (the rest are dropped
- * before any TLS work), names checked on client certificates, and clear
- * answers to an unknown Expect header.
- */
-function guardConnections(app: FastifyInstance, deps: WebhookAppOptions): void {
-  const server = app.server as unknown as TlsServer
-  const max = deps.maxConnections
-  if (max !== undefined) server.maxConnections = max
-  server.on('drop', () => deps.metrics.rejected.inc({ code: '0', cause: 'TooManyConnections' }))
-
-  // Near the cap, a newcomer gets room: the connection that has waited longest
-  // since its handshake without sending a request goes. A connection that has
-  // sent a review is never made room from: closing a keep-alive connection the
-  // API server is about to reuse would fail its next call. Only when no
-  // connection is waiting is a newcomer dropped.
-  const fresh = new Set<Socket>()
-  const headroom = max === undefined ? 0 : Math.max(1, Math.floor(max * 0.05))
-  let open = 0
-  const evictOne = (): void => {
-    const victim = fresh.values().next().value
-    if (victim === undefined) return
-    deps.metrics.rejected.inc({ code: '0', cause: 'Evicted' })
-    victim.destroy()
-  }
-  server.on('connection', (socket: Socket) => {
-    open++
-    socket.once('close', () => open--)
-    if (max !== undefined && open > max - headroom) evictOne()
-  })
-
-  const firstRequestMs = deps.firstRequestTimeoutMs ?? 3_000
-  const waiting = new WeakMap<Socket, NodeJS.Timeout>()
-  const established = (socket: Socket): void => {
-    fresh.add(socket)
-    const timer = setTimeout(() => {
-      deps.metrics.rejected.inc({ code: '0', cause: 'NoRequest' })
-      socket.destroy()
-    }, firstRequestMs)
-    timer.unref()
-    waiting.set(socket, timer)
-    socket.once('close', () => {
-      clearTimeout(timer)
-      fresh.delete(socket)
-    })
-  }
-  server.on(deps.tls !== undefined ? 'secureConnection' : 'connection', established)
-  app.server.on('request', (req: { socket: Socket }) => {
-    const socket = req.socket
-    fresh.delete(socket)
-    const timer = waiting.get(socket)
-    if (timer !== undefined) {
-      clearTimeout(timer)
-      waiting.delete(socket)
-    }
-  })
-  if (deps.tls !== undefined) {
-    // With a listener, closing the socket is ours to do (Node only does it when nobody listens).
-    server.on('tlsClientError', (_err: Error, socket: TLSSocket) => {
-      deps.metrics.rejected.inc({ code: '0', cause: 'TlsHandshake' })
-      socket.destroy()
-    })
-    server.prependListener('secureConnection', (socket: TLSSocket) => {
-      if (!admitConnection(socket, deps.clientAuth)) deps.metrics.rejected.inc({ code: '0', cause: 'ClientNameNotAllowed' })
-    })
-  }
+/** Clear answers to an Expect header the server cannot meet. */
+function answerExpectations(app: FastifyInstance, deps: WebhookAppOptions): void {
   app.server.on('checkExpectation', (_req, res) => {
     const refusal = expectationRefusal()
     deps.metrics.rejected.inc({ code: String(refusal.code), cause: refusal.cause })

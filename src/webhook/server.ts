@@ -81,6 +81,14 @@ function addressOf(app: FastifyInstance): { host: string; port: number } {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
+/**
+ * Connections the kernel may queue before the webhook accepts them (it caps
+ * this at net.core.somaxconn, 4096 by default). Node's 511 overflowed under a
+ * flood of newcomers, and the kernel then drops a SYN, the API server's among
+ * them, which waits a second for its retransmission (docs/webhook-limits.md).
+ */
+export const ACCEPT_BACKLOG = 4096
+
 export async function startWebhookServer(opts: WebhookServerOptions): Promise<WebhookServer> {
   const log = opts.log
   const files: KeyPairFiles = { dir: opts.certDir, certFile: opts.certFile ?? 'tls.crt', keyFile: opts.keyFile ?? 'tls.key' }
@@ -182,7 +190,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     await Promise.allSettled([app.close(), health.close(), caches.stop()])
   }
   try {
-    await app.listen({ host: opts.host ?? '0.0.0.0', port: opts.port ?? 9443 })
+    await app.listen({ host: opts.host ?? '0.0.0.0', port: opts.port ?? 9443, backlog: ACCEPT_BACKLOG })
     await health.listen({ host: opts.healthHost ?? opts.host ?? '0.0.0.0', port: opts.healthPort ?? 8081 })
     certs.start()
   } catch (err) {

@@ -140,10 +140,11 @@ const valueSets: Record<string, object> = {
   },
   'url override': { webhook: { url: 'https://127.0.0.1:9443/validate', caBundle } },
   'existing secret': { webhook: { tls: { existingSecret: 'my-webhook-tls' }, caBundle } },
-  'scale fails closed, no revert entry, one replica each': {
+  'scale and pods fail open, no revert entry, one replica each': {
     webhook: {
       replicas: 1,
-      scale: { failurePolicy: 'Fail' },
+      scale: { failurePolicy: 'Ignore' },
+      pods: { failurePolicy: 'Ignore' },
       revert: { enabled: false },
       podDisruptionBudget: { enabled: false },
       priorityClassName: 'system-cluster-critical',
@@ -370,18 +371,24 @@ t.test('default rendering: the webhook configuration (DESIGN decision 8)', async
     hooks.map((h) => [h.name, h.failurePolicy]),
     [
       ['strict.templates.v2.stakater.com', 'Fail'],
-      ['scale.templates.v2.stakater.com', 'Ignore'],
-      ['pods.templates.v2.stakater.com', 'Ignore'],
+      ['scale.templates.v2.stakater.com', 'Fail'],
+      ['pods.templates.v2.stakater.com', 'Fail'],
       ['revert.templates.v2.stakater.com', 'Ignore'],
     ],
+    'scale and pods fail closed (docs/fail-open-entries.md)',
   )
   for (const h of hooks) {
     t.equal(h.sideEffects, 'None')
     t.strictSame(h.admissionReviewVersions, ['v1'])
     t.equal(h.matchPolicy, 'Equivalent')
     t.strictSame(h.clientConfig.service, { name: 'template-sync-webhook', namespace: 'template-sync', path: '/validate', port: 443 })
+    // An Eviction carries no labels: the pods entry leaves out the release namespace too, so the webhook's own pods can be drained.
     t.strictSame(h.namespaceSelector?.matchExpressions, [
-      { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] },
+      {
+        key: 'kubernetes.io/metadata.name',
+        operator: 'NotIn',
+        values: h.name === 'pods.templates.v2.stakater.com' ? ['kube-system', 'template-sync'] : ['kube-system'],
+      },
     ])
     // Only the strict entry judges subresources such as /status (docs/admission-subresources.md).
     if (h.name !== 'strict.templates.v2.stakater.com') {
@@ -553,21 +560,33 @@ t.test('url override and an existing Secret', async (t) => {
   t.notOk(pod.containers[0]!.args.includes('--self-managed-certs'))
 })
 
-t.test('optional entries and scale policy', async (t) => {
-  const ms = render(valueSets['scale fails closed, no revert entry, one replica each']!)
+t.test('optional entries and the scale and pods policies', async (t) => {
+  const ms = render(valueSets['scale and pods fail open, no revert entry, one replica each']!)
   t.strictSame(
     webhooksOf(ms).map((h) => [h.name, h.failurePolicy]),
     [
       ['strict.templates.v2.stakater.com', 'Fail'],
-      ['scale.templates.v2.stakater.com', 'Fail'],
+      ['scale.templates.v2.stakater.com', 'Ignore'],
       ['pods.templates.v2.stakater.com', 'Ignore'],
     ],
+    'Ignore can still be chosen',
   )
   t.notOk(ms.some((m) => m.kind === 'PodDisruptionBudget'))
   const noScale = render({ webhook: { scale: { enabled: false } } })
   t.strictSame(
     webhooksOf(noScale).map((h) => h.name),
     ['strict.templates.v2.stakater.com', 'pods.templates.v2.stakater.com', 'revert.templates.v2.stakater.com'],
+  )
+  const noExclusions = webhooksOf(render({ webhook: { excludedNamespaces: [] } }, 'template-sync', 'platform-system'))
+  t.strictSame(
+    noExclusions.map((h) => [h.name, h.namespaceSelector?.matchExpressions[0]?.values]),
+    [
+      ['strict.templates.v2.stakater.com', undefined],
+      ['scale.templates.v2.stakater.com', undefined],
+      ['pods.templates.v2.stakater.com', ['platform-system']],
+      ['revert.templates.v2.stakater.com', undefined],
+    ],
+    'with no namespace excluded, the pods entry still leaves out the release namespace',
   )
 })
 
@@ -590,8 +609,15 @@ t.test('NOTES.txt tells which certificate mode and entries are in use', async (t
   const def = notes({})
   t.match(def, /Self-managed: the webhook keeps a CA and serving certificate in Secret template-sync-webhook-tls/)
   t.match(def, /strict\s+UPDATE\/DELETE .* failurePolicy Fail/)
-  t.match(def, /scale\s+\/scale of deployments, statefulsets, replicasets, replicationcontrollers; failurePolicy Ignore/)
+  t.match(def, /scale\s+\/scale of deployments, statefulsets, replicasets, replicationcontrollers; failurePolicy Fail/)
+  t.match(def, /pods\s+evictions and annotating bindings of rendered Pods, outside namespace template-sync; failurePolicy Fail/)
+  t.match(def, /the scales and evictions of entries with failurePolicy Fail wait,\s+cluster-wide \(docs\/fail-open-entries\.md\)/)
   t.match(def, /revert\s+warnings .* failurePolicy Ignore/)
+  t.notMatch(
+    notes(valueSets['scale and pods fail open, no revert entry, one replica each']!),
+    /wait,\s+cluster-wide/,
+    'no warning when both entries fail open',
+  )
   // (cert-manager mode cannot be dry-run installed here: the test API server has no cert-manager CRDs.)
   t.match(notes(valueSets['existing secret']!), /Secret my-webhook-tls \(yours\)/)
   t.match(notes(valueSets['url override']!), /The API server calls https:\/\/127\.0\.0\.1:9443\/validate instead of the Service/)
@@ -730,7 +756,7 @@ t.test('the default rendering installs into the API server', async (t) => {
     'CREATE is never sent',
   )
 
-  // /scale of a Deployment: matched without labels, fails open.
+  // /scale of a Deployment: matched without labels, fails closed.
   const deploy = {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -742,13 +768,34 @@ t.test('the default rendering installs into the API server', async (t) => {
     },
   }
   await admin.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, { body: deploy })
-  await t.resolves(
+  await t.rejects(
     admin.request('PATCH', `/apis/apps/v1/namespaces/${ns}/deployments/web/scale`, {
       body: { spec: { replicas: 2 } },
       contentType: CONTENT_MERGE,
     }),
-    'scale passes while the webhook is unreachable (failurePolicy Ignore)',
+    /failed calling webhook "scale\.templates\.v2\.stakater\.com"/,
+    'scale is refused while the webhook is unreachable (failurePolicy Fail)',
   )
+
+  // Evictions: matched without labels and fail closed, except in the release namespace (here `ns`).
+  const elsewhere = await freshNamespace(t, admin, 'chart-pods')
+  const pod = (name: string) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name },
+    spec: { containers: [{ name: 'c', image: 'example.invalid/c:1' }] },
+  })
+  const evict = (namespace: string, name: string): Promise<unknown> =>
+    admin.request('POST', `/api/v1/namespaces/${namespace}/pods/${name}/eviction`, {
+      body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } },
+    })
+  for (const where of [ns, elsewhere]) await admin.request('POST', `/api/v1/namespaces/${where}/pods`, { body: pod('p') })
+  await t.rejects(
+    evict(elsewhere, 'p'),
+    /failed calling webhook "pods\.templates\.v2\.stakater\.com"/,
+    'an eviction is refused while the webhook is unreachable (failurePolicy Fail)',
+  )
+  await t.resolves(evict(ns, 'p'), "an eviction in the release namespace is never sent: the webhook's own pods can always be drained")
 
   // The reconciler's own service account is exempt by matchCondition: give it
   // write access to ConfigMaps in this namespace only for this check.

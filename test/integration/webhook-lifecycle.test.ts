@@ -4,11 +4,10 @@
 
 import t from 'tap'
 import { spawn } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
 import { Agent, request as httpsRequest } from 'node:https'
 import { join } from 'node:path'
 import pino from 'pino'
-import { adminClient, clusterInfo, eventually, issueServingCert } from './helpers/cluster.ts'
+import { adminClient, clusterInfo, eventually, mountedServingCert } from './helpers/cluster.ts'
 import { KubeApiError } from '../../src/kube/errors.ts'
 import { crdManifests } from '../../src/api/crds.ts'
 import { runWebhook } from '../../src/webhook/main.ts'
@@ -23,11 +22,8 @@ for (const crd of crdManifests()) {
   }
 }
 
-const pair = issueServingCert(['127.0.0.1'])
-const certDir = join(pair.dir, 'mounted')
-mkdirSync(certDir)
-writeFileSync(join(certDir, 'tls.crt'), pair.cert)
-writeFileSync(join(certDir, 'tls.key'), pair.key)
+const pair = mountedServingCert(['127.0.0.1'])
+const certDir = pair.certDir
 
 const review = JSON.stringify({
   apiVersion: 'admission.k8s.io/v1',

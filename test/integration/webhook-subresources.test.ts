@@ -11,7 +11,7 @@
 
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadAll } from 'js-yaml'
@@ -20,7 +20,7 @@ import { handlingOf, subresourceRule } from '../../src/admission/subresources.ts
 import { KubeClient } from '../../src/kube/client.ts'
 import { defaultBinDir } from '../../src/local/controlplane.ts'
 import { KubeApiError } from '../../src/kube/errors.ts'
-import { adminClient, clusterInfo, eventually, freshNamespace, issueServingCert } from './helpers/cluster.ts'
+import { adminClient, clusterInfo, eventually, freshNamespace, mountedServingCert } from './helpers/cluster.ts'
 import { installCrds } from './helpers/operator.ts'
 import {
   decisionCount,
@@ -46,11 +46,8 @@ const releaseNamespace = 'template-sync'
 const operator = `system:serviceaccount:${releaseNamespace}:${release}-template-sync-reconciler`
 /** Acting as the reconciler: its username (exempt from judgement), with the admin's rights. */
 const asOperator = { 'Impersonate-User': operator, 'Impersonate-Group': 'system:masters' }
-const pair = issueServingCert(['127.0.0.1'])
-const certDir = join(pair.dir, 'mounted')
-mkdirSync(certDir)
-writeFileSync(join(certDir, 'tls.crt'), pair.cert)
-writeFileSync(join(certDir, 'tls.key'), pair.key)
+const pair = mountedServingCert(['127.0.0.1'])
+const certDir = pair.certDir
 const webhookClient = KubeClient.fromFile(clusterInfo().kubeconfig, 'template-sync-webhook-test')
 const server = await startTestWebhook({ client: webhookClient, operatorUsernames: [operator], certDir })
 t.teardown(async () => {

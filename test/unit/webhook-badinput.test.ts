@@ -618,43 +618,45 @@ t.test('an integer beyond 2^53 that changes by one is a change', async (t) => {
   t.equal((JSON.parse(same.body) as { response: { allowed: boolean } }).response.allowed, true, 'an unchanged huge integer is no change')
 })
 
-t.test('bodies beyond the memory budget are refused with 503 while small reviews keep being judged', async (t) => {
-  const budgetApp = buildWebhookApp({
+/** A webhook on its own port with `budget`, for the tests of bodies in flight. */
+async function budgetApp(tt: TT, budget: MemoryBudget): Promise<number> {
+  const app = buildWebhookApp({
     lookups: caches.lookups,
     config: { operatorUsernames: [] },
     log: pino({ level: 'silent' }),
     metrics: createWebhookMetrics(),
     canServe: () => true,
     tls: { key: certs.key, cert: certs.cert },
-    budget: new MemoryBudget({ capacity: 3 * 1024 * 1024, smallBytes: 64 * 1024, reservedForSmall: 1024 * 1024 }),
+    budget,
   })
-  await budgetApp.listen({ host: '127.0.0.1', port: 0 })
-  t.teardown(() => budgetApp.close())
-  const bport = (budgetApp.server.address() as { port: number }).port
-  // Two 1.5 MiB bodies that never finish: the first fits the large share, the second does not.
-  const hold = (): Promise<RawAnswer> =>
-    new Promise((resolve) => {
-      let text = ''
-      const s = tlsConnect({ host: '127.0.0.1', port: bport, ca: certs.ca }, () =>
-        s.write(`POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${1.5 * 1024 * 1024}\r\n\r\n{`),
-      )
-      s.on('data', (d: Buffer) => (text += d.toString('utf8')))
-      s.on('close', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]) || undefined, text, closed: true }))
-      s.on('error', () => undefined)
-      setTimeout(() => s.destroy(), 2_000).unref()
-    })
-  const first = hold()
-  await new Promise((r) => setTimeout(r, 200))
-  const second = await hold()
-  t.equal(second.status, 503, 'the second large body does not fit')
-  t.match(statusOf(second.text)?.message, /memory limit/)
-  const small = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  tt.teardown(() => app.close())
+  return (app.server.address() as { port: number }).port
+}
+
+/** A body of `length` that never finishes: its headers and one byte, then nothing, until the server answers or 2 s pass. */
+function hold(port: number, length: number): Promise<RawAnswer> {
+  return new Promise((resolve) => {
+    let text = ''
+    const s = tlsConnect({ host: '127.0.0.1', port, ca: certs.ca }, () =>
+      s.write(`POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n{`),
+    )
+    s.on('data', (d: Buffer) => (text += d.toString('utf8')))
+    s.on('close', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]) || undefined, text, closed: true }))
+    s.on('error', () => undefined)
+    setTimeout(() => s.destroy(), 2_000).unref()
+  })
+}
+
+/** A valid review (a denial) over a connection of its own. */
+function reviewOn(port: number): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
     const agent2 = new Agent({ ca: certs.ca })
     const body = denyReview()
     const req = httpsRequest(
       {
         host: '127.0.0.1',
-        port: bport,
+        port,
         method: 'POST',
         path: '/validate',
         agent: agent2,
@@ -672,9 +674,44 @@ t.test('bodies beyond the memory budget are refused with 503 while small reviews
     req.on('error', reject)
     req.end(body)
   })
+}
+
+t.test('bodies beyond the memory budget are refused with 503 while small reviews keep being judged', async (t) => {
+  // A pace of zero: no body is ever behind it, so the budget refuses instead of making room (that is the next test).
+  const bport = await budgetApp(
+    t,
+    new MemoryBudget({
+      capacity: 3 * 1024 * 1024,
+      smallBytes: 64 * 1024,
+      reservedForSmall: 1024 * 1024,
+      pace: { minBytesPerSecond: 0, graceBytes: 0 },
+    }),
+  )
+  // Two 1.5 MiB bodies that never finish: the first fits the large share, the second does not.
+  const first = hold(bport, 1.5 * 1024 * 1024)
+  await new Promise((r) => setTimeout(r, 200))
+  const second = await hold(bport, 1.5 * 1024 * 1024)
+  t.equal(second.status, 503, 'the second large body does not fit')
+  t.match(statusOf(second.text)?.message, /memory limit/)
+  const small = await reviewOn(bport)
   t.equal(small.status, 200, 'a small review is judged meanwhile')
   t.equal((JSON.parse(small.body) as { response: { allowed: boolean } }).response.allowed, false)
   await first
+  count()
+})
+
+t.test('bodies that stall give their share of the budget to a review that needs it, and are answered 408', async (t) => {
+  // Small bodies may take the whole budget: three of 1 MiB that never finish fill it.
+  const bport = await budgetApp(t, new MemoryBudget({ capacity: 3 * 1024 * 1024, smallBytes: 1024 * 1024, reservedForSmall: 1024 * 1024 }))
+  const stalled = [hold(bport, 1024 * 1024), hold(bport, 1024 * 1024), hold(bport, 1024 * 1024)]
+  await new Promise((r) => setTimeout(r, 300))
+  const review = await reviewOn(bport)
+  t.equal(review.status, 200, 'the review is judged')
+  t.equal((JSON.parse(review.body) as { response: { allowed: boolean } }).response.allowed, false)
+  const answers = await Promise.all(stalled)
+  const cut = answers.filter((a) => a.status === 408)
+  t.equal(cut.length, 1, 'one stalled body made room')
+  t.match(statusOf(cut[0]?.text ?? '')?.message, /too slowly/)
   count()
 })
 

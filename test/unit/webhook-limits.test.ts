@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { mintCA, mintServingCert } from '../../src/certs/mint.ts'
-import { BodyRefused, readBody } from '../../src/webhook/body-reader.ts'
+import { BodyRefused, EXACT_BUFFER_AFTER, readBody } from '../../src/webhook/body-reader.ts'
 import { certificateNames, nameAllowed, readClientCa } from '../../src/webhook/client-auth.ts'
 import { DEFAULT_BODY_LIMIT, defaultBudget, JSON_ESCAPE_FACTOR, MAX_STORED_OBJECT_BYTES } from '../../src/webhook/app.ts'
-import { MemoryBudget } from '../../src/webhook/memory-budget.ts'
+import { bodiesToCut, DEFAULT_PACE, lagOf, MemoryBudget, type BodyInFlight } from '../../src/webhook/memory-budget.ts'
 import { expectationRefusal, protocolRefusal, rawResponse } from '../../src/webhook/protocol-errors.ts'
 import { parseAllowance, parseMemoryQuantity, sizeFor } from '../../src/webhook/sizing.ts'
 
@@ -72,6 +72,19 @@ t.test('readBody reads a declared body exactly and gives its reservation back', 
   t.equal(budget.used, 0, 'released once')
 })
 
+t.test('readBody assembles a declared body across the point where its exact buffer is made', async (t) => {
+  const budget = new MemoryBudget({ capacity: 1024 * 1024, smallBytes: 10, reservedForSmall: 0 })
+  const text = JSON.stringify('x'.repeat(EXACT_BUFFER_AFTER * 2))
+  const parts = [text.slice(0, 1000), text.slice(1000, EXACT_BUFFER_AFTER + 7), text.slice(EXACT_BUFFER_AFTER + 7)]
+  const body = await readBody(stream(parts), { declared: text.length, limit: 1024 * 1024, budget })
+  t.equal(body.bytes.toString(), text)
+  body.release()
+  const short = await readBody(stream(['[1', ',2]']), { declared: 5, limit: 50, budget })
+  t.equal(short.bytes.toString(), '[1,2]', 'a body shorter than 64 KiB gets its buffer when it is complete')
+  short.release()
+  t.equal(budget.used, 0)
+})
+
 t.test('readBody refuses before reading when the declared length is too large or does not fit', async (t) => {
   const budget = new MemoryBudget({ capacity: 100, smallBytes: 10, reservedForSmall: 10 })
   t.equal(await refusal(readBody(stream([], false), { declared: 51, limit: 50, budget })), '413 BodyTooLarge')
@@ -105,6 +118,93 @@ t.test('readBody refuses bytes that are not UTF-8 instead of replacing them', as
   t.equal(budget.used, 0)
   const text = await readBody(stream([Buffer.from('"é✓"')]), { declared: Buffer.byteLength('"é✓"'), limit: 50, budget })
   t.equal(text.bytes.toString(), '"é✓"')
+})
+
+t.test('a body is behind once it has fallen more than the grace behind the pace', async (t) => {
+  const pace = { minBytesPerSecond: 1_000, graceBytes: 100 }
+  const body = (received: number, complete = false) => ({ since: 0, received, reserved: 500, complete })
+  t.equal(lagOf(body(0), 100, pace), 0, 'nothing in 100 ms: exactly the grace')
+  t.equal(lagOf(body(0), 1_000, pace), 900, 'nothing in a second')
+  t.equal(lagOf(body(1_000), 1_000, pace), -100, 'at the pace: on time')
+  t.equal(lagOf(body(0, true), 60_000, pace), 0, 'a complete body waiting to be parsed is never behind')
+  t.strictSame(DEFAULT_PACE, { minBytesPerSecond: 1024 * 1024, graceBytes: 64 * 1024 })
+})
+
+t.test('the bodies to stop are those behind the pace, the furthest first, as few as will do', async (t) => {
+  const pace = { minBytesPerSecond: 1_000, graceBytes: 0 }
+  const cuts: string[] = []
+  const body = (name: string, received: number, reserved: number): BodyInFlight & { name: string } => ({
+    name,
+    since: 0,
+    received,
+    reserved,
+    complete: false,
+    cut: () => cuts.push(name),
+  })
+  const bodies = [body('on time', 2_000, 300), body('a little late', 1_500, 300), body('stalled', 0, 300), body('late', 1_000, 300)]
+  t.strictSame(
+    bodiesToCut(bodies, 500, 2_000, pace)?.map((b) => b.name),
+    ['stalled', 'late'],
+  )
+  t.strictSame(
+    bodiesToCut(bodies, 900, 2_000, pace)?.map((b) => b.name),
+    ['stalled', 'late', 'a little late'],
+  )
+  t.equal(bodiesToCut(bodies, 901, 2_000, pace), undefined, 'nothing is stopped when stopping all late ones would not make room')
+  t.strictSame(cuts, [], 'choosing stops nothing')
+})
+
+t.test('a body that does not fit takes the room of bodies behind the pace, never its own', async (t) => {
+  const b = new MemoryBudget({ capacity: 100, smallBytes: 10, reservedForSmall: 0, pace: { minBytesPerSecond: 1_000, graceBytes: 0 } })
+  const stopped: string[] = []
+  const holder = (name: string, bytes: number, received: number): BodyInFlight => {
+    t.ok(b.tryReserve(bytes, bytes))
+    const body = {
+      since: 0,
+      received,
+      reserved: bytes,
+      complete: false,
+      cut: () => {
+        stopped.push(name)
+        b.release(bytes)
+        untrack()
+      },
+    }
+    const untrack = b.track(body)
+    return body
+  }
+  holder('slow', 40, 0)
+  const fast = holder('fast', 50, 50_000)
+  t.notOk(b.tryReserve(20, 20), 'without a time, nothing is stopped')
+  t.notOk(b.tryReserve(20, 20, 0), 'at once, the slow body is within the pace')
+  t.ok(b.tryReserve(20, 20, 1_000, fast), 'a second later it is behind: stopped, and the new body fits')
+  t.strictSame(stopped, ['slow'])
+  t.equal(b.used, 70)
+  t.notOk(b.tryReserve(40, 40, 2_000), 'the fast body is on time: a body that does not fit is refused')
+  t.strictSame(stopped, ['slow'])
+})
+
+t.test('readBody: a body that stalls gives its share to a review that needs it, and is answered 408', async (t) => {
+  let clock = 0
+  const now = (): number => clock
+  const budget = new MemoryBudget({
+    capacity: 100,
+    smallBytes: 50,
+    reservedForSmall: 0,
+    pace: { minBytesPerSecond: 1_000, graceBytes: 10 },
+  })
+  const stalled = readBody(stream(['{'], false), { declared: 80, limit: 100, budget, now })
+  await new Promise((r) => setImmediate(r))
+  t.equal(budget.used, 80)
+  t.equal(await refusal(readBody(stream([], false), { declared: 30, limit: 100, budget, now })), '503 Busy', 'on time: kept')
+  clock = 5_000
+  const text = JSON.stringify('x'.repeat(28))
+  const review = readBody(stream([text]), { declared: 30, limit: 100, budget, now })
+  t.equal(await refusal(stalled), '408 TooSlow', 'five seconds for one byte: stopped')
+  const got = await review
+  t.equal(got.bytes.toString(), text, 'and the review is read')
+  got.release()
+  t.equal(budget.used, 0, 'every reservation given back')
 })
 
 t.test('protocol errors get a status and a message that says what was wrong', async (t) => {

@@ -4,7 +4,7 @@
 
 import { readFileSync } from 'node:fs'
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KubeClient } from '../../../src/kube/client.ts'
@@ -89,6 +89,16 @@ export function issueServingCert(sans: readonly string[], days = 2): { cert: str
     ca: readFileSync(info.caCert, 'utf8'),
     dir,
   }
+}
+
+/** A serving certificate as a webhook reads it: tls.crt and tls.key in `certDir` (a directory of their own, like a mounted Secret). */
+export function mountedServingCert(sans: readonly string[]): ReturnType<typeof issueServingCert> & { certDir: string } {
+  const pair = issueServingCert(sans)
+  const certDir = join(pair.dir, 'mounted')
+  mkdirSync(certDir)
+  writeFileSync(join(certDir, 'tls.crt'), pair.cert)
+  writeFileSync(join(certDir, 'tls.key'), pair.key)
+  return { ...pair, certDir }
 }
 
 /** Polls until fn returns a value other than undefined, or fails with what it was waiting for. */

@@ -5,6 +5,7 @@
 // API server's authorization as that user (impersonation by the admin
 // client), never as cluster-admin.
 
+import tap from 'tap'
 import { API_VERSION } from '../../../src/api/names.ts'
 import type { TemplateSpec } from '../../../src/api/template.ts'
 import type { TemplateInstanceSpec } from '../../../src/api/templateinstance.ts'
@@ -12,7 +13,7 @@ import type { KubeClient } from '../../../src/kube/client.ts'
 import { KubeApiError } from '../../../src/kube/errors.ts'
 import { RestMapper } from '../../../src/kube/discovery.ts'
 import { applyManifest, renderTenantRoles } from '../../../src/cli/local-system.ts'
-import { eventually, freshNamespace, type TestLike } from './cluster.ts'
+import { adminClient, eventually, freshNamespace, type TestLike } from './cluster.ts'
 import { instancePath, templatePath } from './operator.ts'
 
 export interface Tenant {
@@ -33,11 +34,29 @@ export interface Tenancy {
 
 let rolesInstalled: Promise<void> | undefined
 
-/** The chart's aggregated tenant roles (rbac-tenants.yaml), once per test process. */
+/**
+ * The chart's aggregated tenant roles (rbac-tenants.yaml), once per test
+ * process, and removed when its tests end: left behind without Helm's
+ * ownership labels, they would make a later `helm install` of the chart fail.
+ */
 export function installTenantRoles(admin: KubeClient): Promise<void> {
   rolesInstalled ??= (async () => {
     const mapper = new RestMapper(admin)
-    for (const role of await renderTenantRoles()) await applyManifest(admin, mapper, role)
+    const roles = await renderTenantRoles()
+    // A client of its own: the test's may be closed by an earlier teardown.
+    tap.teardown(async () => {
+      const own = adminClient()
+      try {
+        for (const role of roles) {
+          await own.request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterroles/${role.metadata.name}`).catch((e: unknown) => {
+            if (!(e instanceof KubeApiError && e.code === 404)) throw e
+          })
+        }
+      } finally {
+        own.close()
+      }
+    })
+    for (const role of roles) await applyManifest(admin, mapper, role)
   })()
   return rolesInstalled
 }
