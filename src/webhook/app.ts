@@ -6,6 +6,7 @@
 // never turn into an allow. Tests drive the app with inject; server.ts gives
 // it a socket.
 
+import type { ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { TLSSocket, Server as TlsServer } from 'node:tls'
 import Fastify, {
@@ -212,13 +213,23 @@ const validateRoute: FastifyPluginAsync<RouteOptions> = async (app, { deps, body
     const review = toResponse(req.uid, decision)
     const elapsedMs = performance.now() - started
     const result = resultOf(decision)
-    metrics.decisions.inc({ result, reason: decision.reason, operation: req.operation })
+    metrics.decisions.inc({ result, reason: decision.reason, operation: req.operation, mode: decision.mode ?? 'none' })
+    if (!decision.allowed) {
+      const namespace = metrics.instanceNamespaces.of(namespaceOf(decision.owner) ?? req.namespace ?? '')
+      metrics.denials.inc({ instance_namespace: namespace, reason: decision.reason })
+    }
     metrics.duration.observe({ result }, elapsedMs / 1000)
     const length = Number(request.headers['content-length'])
     if (Number.isFinite(length)) metrics.bodyBytes.observe(length)
     logDecision(request.log, req, decision, elapsedMs)
     return review
   })
+}
+
+/** The namespace part of "<namespace>/<name>". */
+function namespaceOf(ref: string | undefined): string | undefined {
+  const slash = ref?.indexOf('/') ?? -1
+  return ref !== undefined && slash > 0 ? ref.slice(0, slash) : undefined
 }
 
 /** The default budget: room for two of the largest bodies, with 8 MiB kept for small ones. */
@@ -336,7 +347,10 @@ function answerProtocolError(deps: WebhookAppOptions, err: Error & { code?: stri
 function guardConnections(app: FastifyInstance, deps: WebhookAppOptions): void {
   const server = app.server as unknown as TlsServer
   const max = deps.maxConnections
-  if (max !== undefined) server.maxConnections = max
+  if (max !== undefined) {
+    server.maxConnections = max
+    deps.metrics.maxConnections.set(max)
+  }
   server.on('drop', () => deps.metrics.rejected.inc({ code: '0', cause: 'TooManyConnections' }))
 
   // Near the cap, a newcomer gets room: the connection that has waited longest
@@ -355,7 +369,11 @@ function guardConnections(app: FastifyInstance, deps: WebhookAppOptions): void {
   }
   server.on('connection', (socket: Socket) => {
     open++
-    socket.once('close', () => open--)
+    deps.metrics.connections.inc()
+    socket.once('close', () => {
+      open--
+      deps.metrics.connections.dec()
+    })
     if (max !== undefined && open > max - headroom) evictOne()
   })
 
@@ -375,7 +393,9 @@ function guardConnections(app: FastifyInstance, deps: WebhookAppOptions): void {
     })
   }
   server.on(deps.tls !== undefined ? 'secureConnection' : 'connection', established)
-  app.server.on('request', (req: { socket: Socket }) => {
+  app.server.on('request', (req: { socket: Socket }, res: ServerResponse) => {
+    deps.metrics.inflight.inc()
+    res.once('close', () => deps.metrics.inflight.dec())
     const socket = req.socket
     fresh.delete(socket)
     const timer = waiting.get(socket)

@@ -129,6 +129,9 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
       "V8's heap limit is above the container's memory limit: the kernel, not V8, will stop a runaway heap (set --max-old-space-size)",
     )
   }
+  const budget = new MemoryBudget({ capacity: sizing.budgetBytes, smallBytes: SMALL_BODY_BYTES, reservedForSmall: sizing.reservedForSmall })
+  metrics.bodyBudgetCapacity.set(budget.capacity)
+  const unobserveBudget = metrics.registry.onCollect(() => metrics.bodyBudgetUsed.set(budget.used))
   const app = buildWebhookApp({
     lookups: caches.lookups,
     config: opts.config,
@@ -138,7 +141,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     isDraining: () => shuttingDown,
     tls: { key: initial.key, cert: initial.cert },
     bodyLimit,
-    budget: new MemoryBudget({ capacity: sizing.budgetBytes, smallBytes: SMALL_BODY_BYTES, reservedForSmall: sizing.reservedForSmall }),
+    budget,
     maxConnections,
     maxParseBytes: parseAllowance(heapLimit),
     ...(opts.clientAuth !== undefined ? { clientAuth: opts.clientAuth } : {}),
@@ -179,6 +182,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     certs.close()
     unobserve()
     unregisterReady()
+    unobserveBudget()
     await Promise.allSettled([app.close(), health.close(), caches.stop()])
   }
   try {
