@@ -66,6 +66,7 @@ import {
 import { deleteOwned, prune, release } from './apply/prune.ts'
 import { DEFAULT_FIGHT_OPTIONS, type FightOptions, type FightState, type FightStep, formatDuration } from './fight.ts'
 import { LiveObjects } from './live.ts'
+import { type ChangeMetrics, countChanges } from './metrics.ts'
 import type { RenderPipeline } from './pipeline.ts'
 import type { WatchRegistry } from './registry.ts'
 import { applyFailure, dryRunFailure, type EventNote, eventsFor, ownershipConflict } from './report.ts'
@@ -117,6 +118,8 @@ export interface InstanceDeps {
   log: Logger
   now(): Date
   options?: Partial<InstanceReconcilerOptions>
+  /** Counts what each pass did (corrections, fights, failed requests). */
+  metrics?: ChangeMetrics
 }
 
 /** What the reconciler remembers about one instance between reconciles (never persisted). */
@@ -773,7 +776,9 @@ export class InstanceReconciler {
 
   /** Records the pass's Events, once. */
   private record(inst: TemplateInstance, pass: Pass): void {
-    const notes = [...eventsFor(pass.changes.splice(0), this.fight), ...pass.notes.splice(0)]
+    const changes = pass.changes.splice(0)
+    if (this.deps.metrics) countChanges(this.deps.metrics, inst.metadata?.namespace ?? '', changes)
+    const notes = [...eventsFor(changes, this.fight), ...pass.notes.splice(0)]
     for (const n of notes) {
       const message = pass.redact(n.message)
       if (n.type === 'Normal') this.deps.events.normal(inst, n.reason, message)

@@ -21,7 +21,7 @@ import type { KubeObject } from '../api/meta.ts'
 import { Reflector } from '../kube/reflector.ts'
 import { PRIORITY, WorkQueue } from './queue.ts'
 import { runWorkers } from './workers.ts'
-import { createReconcileMetrics } from './metrics.ts'
+import { createChangeMetrics, createReconcileMetrics } from './metrics.ts'
 import { logTo } from '../telemetry/log.ts'
 import { MetricsRegistry } from '../telemetry/metrics.ts'
 import { WatchRegistry } from './registry.ts'
@@ -241,6 +241,7 @@ export class Manager {
       events: opts.events,
       log,
       now,
+      metrics: createChangeMetrics(this.registry),
       ...(opts.instanceOptions ? { options: opts.instanceOptions } : {}),
     })
     this.templateReconciler = new TemplateReconciler({

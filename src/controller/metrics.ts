@@ -2,8 +2,11 @@
 // dashboards and alerts written for controller-runtime operators read them as
 // they are: one series per controller (the work queue's name) and result.
 // runWorkers (workers.ts) records one observation per key it handles.
+// And what passes did to rendered objects (corrections, fights, failed
+// requests), counted from their change sets by the instance's namespace.
 
-import { type Counter, DEFAULT_BUCKETS, type Histogram, type MetricsRegistry } from '../telemetry/metrics.ts'
+import { BoundedLabelValues, type Counter, DEFAULT_BUCKETS, type Histogram, type MetricsRegistry } from '../telemetry/metrics.ts'
+import type { ChangeSetEntry } from './apply/changeset.ts'
 
 /** success: done; requeue_after: done, look again later; error: failed, retried with backoff. */
 export const RECONCILE_RESULTS = ['success', 'requeue_after', 'error'] as const
@@ -50,4 +53,51 @@ export function recordReconcile(m: ReconcileMetrics, controller: string, result:
   m.total.inc({ controller, result })
   if (result === 'error') m.errors.inc({ controller })
   m.duration.observe({ controller, result }, seconds)
+}
+
+/** What passes did to rendered objects, by the namespace of the TemplateInstance (bounded). */
+export interface ChangeMetrics {
+  /** Drift put back. */
+  readonly corrections: Counter<'instance_namespace'>
+  /** Fights reported: an object drifted back right after corrections, DriftConflict began. */
+  readonly conflicts: Counter<'instance_namespace'>
+  /** Requests about rendered objects that failed, by operation (dry-run, apply, delete, release). */
+  readonly failures: Counter<'instance_namespace' | 'operation'>
+  /** The values `instance_namespace` may take: the first NAMESPACE_LABEL_LIMIT namespaces, then "_other". */
+  readonly namespaces: BoundedLabelValues
+}
+
+export function createChangeMetrics(registry: MetricsRegistry): ChangeMetrics {
+  return {
+    corrections: registry.counter({
+      name: 'template_sync_corrections_total',
+      help: 'Rendered objects whose drift was put back, by the namespace of their TemplateInstance.',
+      labelNames: ['instance_namespace'],
+    }),
+    conflicts: registry.counter({
+      name: 'template_sync_drift_conflicts_total',
+      help: 'Fights over rendered objects reported as DriftConflict, by the namespace of their TemplateInstance.',
+      labelNames: ['instance_namespace'],
+    }),
+    failures: registry.counter({
+      name: 'template_sync_object_failures_total',
+      help: 'Failed requests about rendered objects, by the namespace of their TemplateInstance and operation.',
+      labelNames: ['instance_namespace', 'operation'],
+    }),
+    namespaces: new BoundedLabelValues(),
+  }
+}
+
+/** Counts the change set of one pass over an instance in instanceNamespace. */
+export function countChanges(m: ChangeMetrics, instanceNamespace: string, changes: readonly ChangeSetEntry[]): void {
+  let namespace: string | undefined
+  const label = (): string => {
+    namespace ??= m.namespaces.of(instanceNamespace)
+    return namespace
+  }
+  for (const e of changes) {
+    if (e.action === 'corrected') m.corrections.inc({ instance_namespace: label() })
+    else if (e.action === 'fight' && e.notice.kind === 'conflict') m.conflicts.inc({ instance_namespace: label() })
+    else if (e.action === 'failed') m.failures.inc({ instance_namespace: label(), operation: e.error.operation })
+  }
 }
