@@ -8,15 +8,13 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import t from 'tap'
-import { API_VERSION } from '../../src/api/names.ts'
-import type { Template, TemplateSpec } from '../../src/api/template.ts'
-import type { TemplateInstanceSpec } from '../../src/api/templateinstance.ts'
+import type { Template } from '../../src/api/template.ts'
 import { CONTENT_JSON_PATCH, CONTENT_MERGE, type KubeClient } from '../../src/kube/client.ts'
 import type { KubeApiError } from '../../src/kube/errors.ts'
 import { adminClient, clusterInfo, eventually } from './helpers/cluster.ts'
 import { condition, installCrds, instancePath, templatePath, waitForCondition, waitForTemplateCondition } from './helpers/operator.ts'
 import { startSystem, type TestSystem } from './helpers/system.ts'
-import { refused, type Tenancy, tenancy } from './helpers/tenancy.ts'
+import { instantiate, publish, refused, tenancy } from './helpers/tenancy.ts'
 
 const admin = adminClient()
 await installCrds(admin)
@@ -31,30 +29,6 @@ t.teardown(async () => {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 const cmPath = (ns: string, name = ''): string => `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ''}`
-
-/** The platform team publishes a Template that team-a may use. */
-async function publish(who: Tenancy, name: string, spec: TemplateSpec): Promise<void> {
-  await who.platform.client.request('POST', templatePath(who.platform.namespace), {
-    body: {
-      apiVersion: API_VERSION,
-      kind: 'Template',
-      metadata: { name },
-      spec: { targetNamespaces: { explicit: { allow: { literal: [who.teamA.namespace] } } }, ...spec },
-    },
-  })
-}
-
-/** Team-a's admin creates an instance of a platform Template. */
-async function instantiate(who: Tenancy, name: string, template: string, parameters?: TemplateInstanceSpec['parameters']): Promise<void> {
-  await who.teamA.client.request('POST', instancePath(who.teamA.namespace), {
-    body: {
-      apiVersion: API_VERSION,
-      kind: 'TemplateInstance',
-      metadata: { name },
-      spec: { templateRef: { name: template, namespace: who.platform.namespace }, ...(parameters ? { parameters } : {}) },
-    },
-  })
-}
 
 const patchData = (client: KubeClient, ns: string, name: string, data: Record<string, string>): Promise<unknown> =>
   client.request('PATCH', cmPath(ns, name), { body: { data }, contentType: CONTENT_MERGE })

@@ -5,11 +5,15 @@
 // API server's authorization as that user (impersonation by the admin
 // client), never as cluster-admin.
 
+import { API_VERSION } from '../../../src/api/names.ts'
+import type { TemplateSpec } from '../../../src/api/template.ts'
+import type { TemplateInstanceSpec } from '../../../src/api/templateinstance.ts'
 import type { KubeClient } from '../../../src/kube/client.ts'
 import { KubeApiError } from '../../../src/kube/errors.ts'
 import { RestMapper } from '../../../src/kube/discovery.ts'
 import { applyManifest, renderTenantRoles } from '../../../src/cli/local-system.ts'
 import { eventually, freshNamespace, type TestLike } from './cluster.ts'
+import { instancePath, templatePath } from './operator.ts'
 
 export interface Tenant {
   /** The user's name as the API server sees it. */
@@ -105,4 +109,33 @@ export async function refused(what: string, fn: () => Promise<unknown>): Promise
     throw e
   }
   throw new Error(`${what}: expected the API server to refuse it, but it succeeded`)
+}
+
+/** The platform team publishes a Template that team-a may use. */
+export async function publish(who: Tenancy, name: string, spec: TemplateSpec): Promise<void> {
+  await who.platform.client.request('POST', templatePath(who.platform.namespace), {
+    body: {
+      apiVersion: API_VERSION,
+      kind: 'Template',
+      metadata: { name },
+      spec: { targetNamespaces: { explicit: { allow: { literal: [who.teamA.namespace] } } }, ...spec },
+    },
+  })
+}
+
+/** Team-a's admin creates an instance of a platform Template. */
+export async function instantiate(
+  who: Tenancy,
+  name: string,
+  template: string,
+  parameters?: TemplateInstanceSpec['parameters'],
+): Promise<void> {
+  await who.teamA.client.request('POST', instancePath(who.teamA.namespace), {
+    body: {
+      apiVersion: API_VERSION,
+      kind: 'TemplateInstance',
+      metadata: { name },
+      spec: { templateRef: { name: template, namespace: who.platform.namespace }, ...(parameters ? { parameters } : {}) },
+    },
+  })
 }
