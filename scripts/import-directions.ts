@@ -29,7 +29,10 @@ const PURE_CORE = [
   'src/helm/chart',
   'src/helm/render',
 ]
-const IO_EDGES = ['src/kube', 'src/webhook', 'src/controller', 'src/reconciler', 'src/cli', 'src/local']
+const IO_EDGES = ['src/kube', 'src/helm/source', 'src/apply', 'src/webhook', 'src/controller', 'src/reconciler', 'src/cli', 'src/local']
+const PROCESSES = [...WEBHOOK, ...RECONCILER, 'src/cli', 'src/local']
+/** Every top-level part of src but the ground floor. */
+const ABOVE_GROUND = [...PURE_CORE, 'src/outputs', 'src/certs', 'src/telemetry', 'src/kube', 'src/helm/source', 'src/apply', ...PROCESSES]
 
 export const IMPORT_RULES: readonly ImportRule[] = [
   {
@@ -49,6 +52,24 @@ export const IMPORT_RULES: readonly ImportRule[] = [
     from: PURE_CORE,
     forbidden: IO_EDGES,
     reason: 'the pure core does no I/O and knows neither process, so it is unit-tested without an API server',
+  },
+  {
+    name: 'encoding-ground',
+    from: ['src/encoding'],
+    forbidden: ABOVE_GROUND,
+    reason: 'text and number encodings are the ground floor: everything may use them, they use nothing of ours',
+  },
+  {
+    name: 'apply-engine',
+    from: ['src/apply'],
+    forbidden: PROCESSES,
+    reason: 'the apply engine is a library the reconciler and the CLI both call; it knows neither',
+  },
+  {
+    name: 'helm-source',
+    from: ['src/helm/source'],
+    forbidden: [...PROCESSES, 'src/apply', 'src/helm/render', 'src/render'],
+    reason: 'fetching charts is network I/O below rendering: renderers are handed what it fetched',
   },
   {
     name: 'telemetry-neutral',

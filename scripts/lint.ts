@@ -3,10 +3,13 @@
 //  - no eval / new Function / node:vm anywhere in src (user input is never code)
 //  - relative imports name their .ts file (Node runs the sources directly)
 //  - import directions between the parts of src (scripts/import-directions.ts)
+//  - function length in the reconciler's pass and the apply engine (scripts/reconciler-shape.ts)
+//  - one writer of TemplateInstances in the reconciler: src/controller/instance/record.ts
 
 import { lstatSync, readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { checkFile, checkRules, formatBreach } from './import-directions.ts'
+import { checkFunctionLengths, instanceWrites } from './reconciler-shape.ts'
 
 const root = new URL('..', import.meta.url).pathname
 const dirs = ['src', 'test', 'bench', 'scripts', 'bin']
@@ -32,8 +35,11 @@ function walk(dir: string, out: string[]): void {
 const files: string[] = []
 for (const d of dirs) walk(join(root, d), files)
 
+problems.push(...checkFunctionLengths(files.map((abs) => ({ abs, rel: relative(root, abs) }))))
+
 for (const file of files) {
   const rel = relative(root, file)
+  if (rel.startsWith('src/')) problems.push(...instanceWrites(rel, readFileSync(file, 'utf8')))
   const text = readFileSync(file, 'utf8')
   if (rel.startsWith('src/')) for (const b of checkFile(rel, text)) problems.push(formatBreach(b))
   const lines = text.split('\n')

@@ -1,6 +1,6 @@
 // `template-sync diff NAMESPACE/NAME`: how the live objects of a
 // TemplateInstance differ from what it renders now, judged by the reconciler's
-// own plan and diff (src/controller/apply): for each rendered object, GET the
+// own plan and diff (src/apply): for each rendered object, GET the
 // live object, take the plan's first look (not ours, being deleted, or ours),
 // and for one of ours ask the same server-side dry-run apply (field manager
 // template-sync, force, ignored fields carried over from the live object),
@@ -20,11 +20,11 @@ import type { CompiledIgnore } from '../fieldpath/compile.ts'
 import { IgnoreCache } from '../drift/ignore-cache.ts'
 import type { KubeClient } from '../kube/client.ts'
 import { RestMapper, UnknownKindError } from '../kube/discovery.ts'
-import { KubeApiError } from '../kube/errors.ts'
+import { errorWithStatus } from '../kube/errors.ts'
 import { objectKey, refOf } from '../api/identity.ts'
-import { dryRunDiff } from '../controller/apply/diff.ts'
-import { desiredObject, planObject, pruneActions } from '../controller/apply/plan.ts'
-import { DEFAULT_FIGHT_OPTIONS } from '../controller/fight.ts'
+import { dryRunDiff } from '../apply/diff.ts'
+import { desiredObject, planObject, pruneActions } from '../apply/plan.ts'
+import { DEFAULT_FIGHT_OPTIONS } from '../apply/fight.ts'
 import type { IdentifiedObject } from '../api/meta.ts'
 import { ObjectClient } from '../kube/objects.ts'
 import {
@@ -193,7 +193,7 @@ async function checkObject(
   try {
     live = await objects.get(desired.ref)
   } catch (err) {
-    return entry('error', [], `cannot read the live object: ${apiMessage(err)}`)
+    return entry('error', [], `cannot read the live object: ${errorWithStatus(err)}`)
   }
   if (live === undefined) return entry('missing')
   const withKind: IdentifiedObject = { ...live, apiVersion: rendered.apiVersion, kind: rendered.kind }
@@ -221,7 +221,7 @@ async function checkObject(
   try {
     ;({ changes } = await dryRunDiff(objects, look, ignore))
   } catch (err) {
-    return entry('error', [], `server-side dry-run apply failed: ${apiMessage(err)}`)
+    return entry('error', [], `server-side dry-run apply failed: ${errorWithStatus(err)}`)
   }
   return entry(
     changes.length === 0 ? 'in-sync' : 'drifted',
@@ -242,7 +242,7 @@ async function orphans(
   } catch (err) {
     // A tracked kind whose CRD is gone holds nothing to prune.
     if (err instanceof UnknownKindError) return []
-    return [{ apiVersion, kind: k, name: '*', state: 'error', changes: [], message: `cannot list owned objects: ${apiMessage(err)}` }]
+    return [{ apiVersion, kind: k, name: '*', state: 'error', changes: [], message: `cannot list owned objects: ${errorWithStatus(err)}` }]
   }
   return pruneActions(owned, renderedKeys)
     .filter((p) => !p.live.metadata.deletionTimestamp)
@@ -252,10 +252,6 @@ async function orphans(
       changes: [],
       message: 'no longer rendered; the reconciler deletes it unless the instance is frozen',
     }))
-}
-
-function apiMessage(err: unknown): string {
-  return err instanceof KubeApiError ? `${err.code} ${err.reason}: ${err.apiMessage}` : (err as Error).message
 }
 
 const LABELS: Readonly<Record<DiffState, string>> = {

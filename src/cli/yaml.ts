@@ -16,7 +16,7 @@
 import { readFileSync } from 'node:fs'
 import { dump } from 'js-yaml'
 import { GROUP } from '../api/names.ts'
-import { parseYamlStream, YamlDocumentError } from '../render/yaml.ts'
+import { parseYamlStream, YamlDocumentError } from '../encoding/yaml.ts'
 import { CommandError } from './args.ts'
 
 export const MASK = '*****'

@@ -9,7 +9,7 @@ import { objectKey, refOf } from '../api/identity.ts'
 import type { IdentifiedObject } from '../api/meta.ts'
 import { LABEL_INSTANCE_UID } from '../api/names.ts'
 import { parseTrackedKind, trackedKind } from '../api/templateinstance-kinds.ts'
-import { KubeApiError } from '../kube/errors.ts'
+import { errorMessage } from '../kube/errors.ts'
 import type { ObjectClient } from '../kube/objects.ts'
 import type { WatchRegistry } from './registry.ts'
 
@@ -98,7 +98,7 @@ export class LiveObjects {
       try {
         objects.push(...(await this.deps.objects.list(apiVersion, kind, { labelSelector: `${LABEL_INSTANCE_UID}=${uid}` })))
       } catch (e) {
-        errors.push(`${g}: ${e instanceof KubeApiError ? e.apiMessage : (e as Error).message}`)
+        errors.push(`${g}: ${errorMessage(e)}`)
       }
     }
     return { objects, errors }

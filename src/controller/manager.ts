@@ -11,28 +11,30 @@
 import type { Logger } from 'pino'
 import type { Template } from '../api/template.ts'
 import type { TemplateInstance } from '../api/templateinstance.ts'
-import { GROUP, VERSION, LABEL_INSTANCE_UID } from '../api/names.ts'
-import { grantRefusalOf, sameTemplateValidity } from '../api/conditions.ts'
+import { LABEL_INSTANCE_UID } from '../api/names.ts'
+import { type GrantRefusal, grantRefusalOf, sameTemplateValidity } from '../api/conditions.ts'
 import type { KubeClient } from '../kube/client.ts'
-import { RestMapper, resourcePath } from '../kube/discovery.ts'
+import { RestMapper } from '../kube/discovery.ts'
 import { ObjectClient } from '../kube/objects.ts'
-import { namespacedKey, parseCollectionKey, parseNamespacedKey, parseObjectKey } from '../api/identity.ts'
+import { deletionChanged, generationChanged, labelsChanged, specOrMetadataChanged } from '../kube/predicates.ts'
+import { namespacedKey, parseNamespacedKey } from '../api/identity.ts'
 import type { KubeObject } from '../api/meta.ts'
-import { Reflector } from '../kube/reflector.ts'
+import type { Reflector } from '../kube/reflector.ts'
 import { PRIORITY, WorkQueue } from './queue.ts'
 import { runWorkers } from './workers.ts'
 import { createChangeMetrics, createReconcileMetrics } from './metrics.ts'
 import { logTo } from '../telemetry/log.ts'
 import { MetricsRegistry } from '../telemetry/metrics.ts'
-import { WatchRegistry } from './registry.ts'
+import type { WatchRegistry } from './registry.ts'
 import { IgnoreCache } from '../drift/ignore-cache.ts'
 import { InstanceReconciler, type EventSink, type InstanceReconcilerOptions } from './instance.ts'
 import { TemplateReconciler } from './template.ts'
 import type { RenderPipeline, TemplateValidator } from './pipeline.ts'
-import { parseTrackedKind, recordedKinds } from '../api/templateinstance-kinds.ts'
+import { recordedKinds } from '../api/templateinstance-kinds.ts'
 import { ORPHAN_OWNER, OrphanReleaser } from './orphans.ts'
-import { INDEX_TEMPLATE, instanceIndexers, renderedObjectIndexers, templatesOf, templatesToRecheck } from './indexes.ts'
-import { driftCacheTransform, FieldSetInterner, slimManagedFields } from './managed-fields-slim.ts'
+import { INDEX_TEMPLATE, templatesOf, templatesToRecheck } from './indexes.ts'
+import { instancePath } from './status.ts'
+import { conflictWatches, driftWatches, type NamespaceMeta, primaryCaches, sourceWatches } from './watches.ts'
 
 export interface ManagerOptions {
   client: KubeClient
@@ -50,10 +52,6 @@ export interface ManagerOptions {
   now?: () => Date
 }
 
-interface NamespaceMeta extends KubeObject {
-  status?: { phase?: string }
-}
-
 /**
  * The drift-watch owner that holds, at start, the kinds the instances already
  * track, until each of those instances had its first pass (and took its own
@@ -62,12 +60,12 @@ interface NamespaceMeta extends KubeObject {
  */
 const FIRST_PASSES = 'first-passes'
 
-function metadataOnly(obj: KubeObject): KubeObject {
-  const m = obj.metadata ?? {}
-  return { metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion } } as KubeObject
-}
-
 const keyOf = (ns: string | undefined, name: string | undefined): string => namespacedKey(ns, name ?? '')
+
+/** A Template update its instances act on: a new spec, a deletion, or a change of its validity (Ready follows it). */
+function templateChangedForInstances(t: Template, old: Template): boolean {
+  return generationChanged(t, old) || deletionChanged(t, old) || !sameTemplateValidity(old, t)
+}
 const splitKey = (k: string): [string, string] => {
   const { namespace = '', name } = parseNamespacedKey(k)
   return [namespace, name]
@@ -103,113 +101,29 @@ export class Manager {
     this.registry = opts.registry ?? new MetricsRegistry()
     const mapper = new RestMapper(client)
     const objects = new ObjectClient(client, mapper)
-    const onRecover = (what: string, detail: string): void => log.warn({ recovery: what }, detail)
-    const base = `/apis/${GROUP}/${VERSION}`
-    this.templates = new Reflector(client, {
-      path: `${base}/templates`,
-      name: 'templates',
-      onRecover,
-      transform: slimManagedFields<Template>,
-    })
-    this.instances = new Reflector(client, {
-      path: `${base}/templateinstances`,
-      name: 'templateinstances',
-      onRecover,
-      transform: slimManagedFields<TemplateInstance>,
-      indexers: instanceIndexers,
-    })
-    this.namespaces = new Reflector<NamespaceMeta>(client, {
-      path: '/api/v1/namespaces',
-      name: 'namespaces',
-      onRecover,
-      transform: (o) =>
-        ({
-          metadata: {
-            name: o.metadata?.name,
-            uid: o.metadata?.uid,
-            labels: o.metadata?.labels,
-            resourceVersion: o.metadata?.resourceVersion,
-            deletionTimestamp: o.metadata?.deletionTimestamp,
-          },
-          status: { phase: (o as NamespaceMeta).status?.phase },
-        }) as NamespaceMeta,
-    })
+    const watchDeps = { client, mapper, onRecover: (what: string, detail: string): void => log.warn({ recovery: what }, detail) }
+    ;({ templates: this.templates, instances: this.instances, namespaces: this.namespaces } = primaryCaches(watchDeps))
     this.instanceQueue = new WorkQueue<string>({ name: 'templateinstances', registry: this.registry })
     this.templateQueue = new WorkQueue<string>({ name: 'templates', registry: this.registry })
     this.orphanQueue = new WorkQueue<string>({ name: 'orphans', registry: this.registry })
-
-    // One for every drift cache: the objects of one Template share a field set whatever their kind.
-    const driftTransform = driftCacheTransform(new FieldSetInterner())
-    this.drift = new WatchRegistry(async (gvk) => {
-      const { apiVersion, kind } = parseTrackedKind(gvk)
-      const m = await mapper.mapping(apiVersion, kind)
-      const r = new Reflector(client, {
-        path: resourcePath(m),
-        labelSelector: LABEL_INSTANCE_UID,
-        name: `drift ${gvk}`,
-        onRecover,
-        transform: driftTransform,
-        stallMs: 90_000,
-        indexers: renderedObjectIndexers,
-      })
-      const enqueue = (o: KubeObject): void => {
-        const uid = o.metadata?.labels?.[LABEL_INSTANCE_UID]
-        const key = uid ? this.uidToKey.get(uid) : undefined
-        // The initial list shows what is, not what changed: no correction is due because of it.
-        if (key) this.instanceQueue.add(key, r.hasSynced() ? PRIORITY.drift : PRIORITY.low)
-        else this.orphans.observe(gvk, o)
-      }
-      r.on('add', enqueue).on('update', enqueue)
-      r.on('delete', (o) => {
-        enqueue(o)
-        this.orphans.settle(gvk)
-      })
-      // Once synced, every owner must look again: Synced can turn True.
-      r.on('synced', () => {
-        for (const owner of this.drift.ownersOf(gvk))
+    this.drift = driftWatches(watchDeps, {
+      changed: (kind, o, synced) => this.renderedObjectChanged(kind, o, synced),
+      deleted: (kind) => this.orphans.settle(kind),
+      synced: (kind) => {
+        // Once synced, every owner must look again: Synced can turn True.
+        for (const owner of this.drift.ownersOf(kind))
           if (owner !== ORPHAN_OWNER && owner !== FIRST_PASSES) this.instanceQueue.add(owner, PRIORITY.low)
-        this.orphans.settle(gvk)
-      })
-      return r
+        this.orphans.settle(kind)
+      },
     })
-    this.sources = new WatchRegistry(async (key) => {
-      const { apiVersion, kind, namespace } = parseCollectionKey(key)
-      const m = await mapper.mapping(apiVersion, kind)
-      const r = new Reflector(client, {
-        path: resourcePath(m, namespace),
-        name: `source ${key}`,
-        onRecover,
-        transform: metadataOnly,
-      })
-      const changed = (): void => {
-        if (!r.hasSynced()) return
-        for (const owner of this.sources.ownersOf(key)) {
-          this.instanceReconciler.sourceChanged(owner)
-          this.instanceQueue.add(owner, PRIORITY.low)
-        }
+    this.sources = sourceWatches(watchDeps, (key) => {
+      for (const owner of this.sources.ownersOf(key)) {
+        this.instanceReconciler.sourceChanged(owner)
+        this.instanceQueue.add(owner, PRIORITY.low)
       }
-      r.on('add', changed).on('update', changed).on('delete', changed)
-      return r
     })
-    this.conflicts = new WatchRegistry(async (key) => {
-      const { apiVersion, kind, namespace, name } = parseObjectKey(key)
-      const m = await mapper.mapping(apiVersion, kind)
-      const r = new Reflector(client, {
-        path: resourcePath(m, namespace),
-        fieldSelector: `metadata.name=${name}`,
-        name: `conflict ${key}`,
-        onRecover,
-        transform: slimManagedFields,
-      })
-      const wake = (): void => {
-        for (const owner of this.conflicts.ownersOf(key)) this.instanceQueue.add(owner)
-      }
-      // The initial list is covered by 'synced' (the object may have changed since the owner last read it).
-      const changed = (): void => {
-        if (r.hasSynced()) wake()
-      }
-      r.on('add', changed).on('update', changed).on('delete', changed).on('synced', wake)
-      return r
+    this.conflicts = conflictWatches(watchDeps, (key) => {
+      for (const owner of this.conflicts.ownersOf(key)) this.instanceQueue.add(owner)
     })
     this.orphans = new OrphanReleaser({
       drift: this.drift,
@@ -217,22 +131,19 @@ export class Manager {
       queue: this.orphanQueue,
       knownUid: (uid) => this.uidToKey.has(uid),
       liveInstanceUid: async (namespace, name) =>
-        (
-          await client.getOrUndefined<TemplateInstance>(
-            `${base}/namespaces/${encodeURIComponent(namespace)}/templateinstances/${encodeURIComponent(name)}`,
-          )
-        )?.metadata?.uid,
+        (await client.getOrUndefined<TemplateInstance>(instancePath(namespace, name)))?.metadata?.uid,
       events: opts.events,
       log,
     })
-
     this.instanceReconciler = new InstanceReconciler({
       client,
       objects,
       getTemplate: (ns, name) => this.templates.get(ns, name),
       getInstance: (ns, name) => this.instances.get(ns, name),
-      getNamespaceLabels: (name) =>
-        this.namespaces.get(undefined, name)?.metadata?.labels ?? (this.namespaces.get(undefined, name) ? {} : undefined),
+      getNamespaceLabels: (name) => {
+        const n = this.namespaces.get(undefined, name)
+        return n === undefined ? undefined : (n.metadata?.labels ?? {})
+      },
       drift: this.drift,
       sources: this.sources,
       conflicts: this.conflicts,
@@ -248,61 +159,65 @@ export class Manager {
       client,
       getTemplate: (ns, name) => this.templates.get(ns, name),
       instancesUsing: (ns, name) => this.instancesUsing(ns, name),
-      grantRefusals: (ns, name) =>
-        this.instances
-          .byIndex(INDEX_TEMPLATE, keyOf(ns, name))
-          .filter((i) => i.spec?.templateRef?.namespace === ns && i.spec.templateRef.name === name)
-          .flatMap((i) => grantRefusalOf(i) ?? []),
+      grantRefusals: (ns, name) => this.grantRefusals(ns, name),
       validator: opts.validator,
       events: opts.events,
       now,
     })
+    this.routeEvents()
+  }
 
+  /** A rendered object changed: its owner looks again (a correction first), or the orphan releaser does. */
+  private renderedObjectChanged(kind: string, o: KubeObject, synced: boolean): void {
+    const uid = o.metadata?.labels?.[LABEL_INSTANCE_UID]
+    const key = uid ? this.uidToKey.get(uid) : undefined
+    // The initial list shows what is, not what changed: no correction is due because of it.
+    if (key) this.instanceQueue.add(key, synced ? PRIORITY.drift : PRIORITY.low)
+    else this.orphans.observe(kind, o)
+  }
+
+  /** Which events of the primary caches queue what; the filters are named predicates (kube/predicates.ts). */
+  private routeEvents(): void {
     this.instances.on('add', (i) => this.onInstance(i, this.instances.hasSynced() ? PRIORITY.normal : PRIORITY.low))
     this.instances.on('update', (i, old) => {
       for (const t of templatesToRecheck(i, old)) this.templateQueue.add(t)
       // Status-only updates (our own writes) carry nothing new to act on.
-      if (
-        i.metadata?.generation === old.metadata?.generation &&
-        i.metadata?.deletionTimestamp === old.metadata?.deletionTimestamp &&
-        JSON.stringify(i.metadata?.finalizers) === JSON.stringify(old.metadata?.finalizers) &&
-        JSON.stringify(i.metadata?.labels) === JSON.stringify(old.metadata?.labels) &&
-        JSON.stringify(i.metadata?.annotations) === JSON.stringify(old.metadata?.annotations)
-      )
-        return
-      this.onInstance(i, PRIORITY.normal)
+      if (specOrMetadataChanged(i, old)) this.onInstance(i, PRIORITY.normal)
     })
     this.instances.on('delete', (i) => {
       if (i.metadata?.uid) this.uidToKey.delete(i.metadata.uid)
-      const key = keyOf(i.metadata?.namespace, i.metadata?.name)
-      this.instanceQueue.add(key)
+      this.instanceQueue.add(keyOf(i.metadata?.namespace, i.metadata?.name))
       // Gone without our cleanup (finalizer removed by hand), it may have left objects behind.
       this.orphans.hold(recordedKinds(i))
       // A Template waiting for its last user to go may now be released.
       for (const t of templatesOf(i)) this.templateQueue.add(t)
     })
     const onTemplate = (t: Template, old?: Template): void => {
-      const key = keyOf(t.metadata?.namespace, t.metadata?.name)
-      this.templateQueue.add(key)
+      this.templateQueue.add(keyOf(t.metadata?.namespace, t.metadata?.name))
       // Instances re-derive Ready when the Template's validity changes (a status-only update).
-      if (
-        old &&
-        old.metadata?.generation === t.metadata?.generation &&
-        old.metadata?.deletionTimestamp === t.metadata?.deletionTimestamp &&
-        sameTemplateValidity(old, t)
-      )
-        return
-      this.fanOut(this.instancesUsing(t.metadata?.namespace ?? '', t.metadata?.name ?? ''))
+      if (old === undefined || templateChangedForInstances(t, old)) this.fanOut(this.instancesUsingTemplate(t))
     }
     this.templates.on('add', (t) => onTemplate(t)).on('update', (t, old) => onTemplate(t, old))
     this.templates.on('delete', (t) => {
       this.ignore.forget(t.metadata?.uid)
-      this.fanOut(this.instancesUsing(t.metadata?.namespace ?? '', t.metadata?.name ?? ''))
+      this.fanOut(this.instancesUsingTemplate(t))
     })
     this.namespaces.on('update', (n, old) => {
-      if (JSON.stringify(n.metadata?.labels) === JSON.stringify(old.metadata?.labels)) return
-      this.fanOut(this.instances.listNamespace(n.metadata?.name ?? '').map((i) => keyOf(i.metadata?.namespace, i.metadata?.name)))
+      if (labelsChanged(n, old))
+        this.fanOut(this.instances.listNamespace(n.metadata?.name ?? '').map((i) => keyOf(i.metadata?.namespace, i.metadata?.name)))
     })
+  }
+
+  private instancesUsingTemplate(t: Template): string[] {
+    return this.instancesUsing(t.metadata?.namespace ?? '', t.metadata?.name ?? '')
+  }
+
+  /** Instances whose templateRef names this Template and that are refused for reaching beyond their namespace. */
+  private grantRefusals(namespace: string, name: string): GrantRefusal[] {
+    return this.instances
+      .byIndex(INDEX_TEMPLATE, keyOf(namespace, name))
+      .filter((i) => i.spec?.templateRef?.namespace === namespace && i.spec.templateRef.name === name)
+      .flatMap((i) => grantRefusalOf(i) ?? [])
   }
 
   /** Queues instances a shared input of theirs changed for, behind corrections and changes of single instances. */

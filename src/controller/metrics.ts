@@ -6,7 +6,7 @@
 // requests), counted from their change sets by the instance's namespace.
 
 import { BoundedLabelValues, type Counter, DEFAULT_BUCKETS, type Histogram, type MetricsRegistry } from '../telemetry/metrics.ts'
-import type { ChangeSetEntry } from './apply/changeset.ts'
+import type { ChangeSetEntry } from '../apply/changeset.ts'
 
 /** success: done; requeue_after: done, look again later; error: failed, retried with backoff. */
 export const RECONCILE_RESULTS = ['success', 'requeue_after', 'error'] as const

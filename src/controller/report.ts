@@ -6,8 +6,8 @@
 import { describeObject } from '../api/identity.ts'
 import { InstanceConditionType as C, type ConditionUpdate, Reason } from '../api/conditions.ts'
 import { ANNOTATION_INSTANCE_REF } from '../api/names.ts'
-import type { ChangeSetEntry, ObjectError } from './apply/changeset.ts'
-import { type FightOptions, formatDuration } from './fight.ts'
+import type { ChangeSetEntry, ObjectError } from '../apply/changeset.ts'
+import { type FightOptions, formatDuration } from '../apply/fight.ts'
 
 export interface EventNote {
   readonly type: 'Normal' | 'Warning'

@@ -8,12 +8,23 @@ import { CONTENT_MERGE } from '../kube/client.ts'
 import { isNotFound } from '../kube/errors.ts'
 import { GROUP, VERSION } from '../api/names.ts'
 
+/** The TemplateInstance collection of a namespace, or one TemplateInstance. */
+export function instancePath(namespace: string, name?: string): string {
+  const collection = `/apis/${GROUP}/${VERSION}/namespaces/${encodeURIComponent(namespace)}/templateinstances`
+  return name === undefined ? collection : `${collection}/${encodeURIComponent(name)}`
+}
+
+/** One Template. */
+export function templatePath(namespace: string, name: string): string {
+  return `/apis/${GROUP}/${VERSION}/namespaces/${encodeURIComponent(namespace)}/templates/${encodeURIComponent(name)}`
+}
+
 export function instanceStatusPath(namespace: string, name: string): string {
-  return `/apis/${GROUP}/${VERSION}/namespaces/${encodeURIComponent(namespace)}/templateinstances/${encodeURIComponent(name)}/status`
+  return `${instancePath(namespace, name)}/status`
 }
 
 export function templateStatusPath(namespace: string, name: string): string {
-  return `/apis/${GROUP}/${VERSION}/namespaces/${encodeURIComponent(namespace)}/templates/${encodeURIComponent(name)}/status`
+  return `${templatePath(namespace, name)}/status`
 }
 
 function dropUndefined(v: unknown): unknown {

@@ -19,8 +19,9 @@ import {
 import type { KubeClient } from '../kube/client.ts'
 import { CONTENT_JSON_PATCH } from '../kube/client.ts'
 import { isNotFound } from '../kube/errors.ts'
-import { templateStatusPath, writeStatus } from './status.ts'
-import type { TemplateValidator } from './pipeline.ts'
+import { addFinalizerOps, removeFinalizerOps, testResourceVersion } from '../kube/finalizers.ts'
+import { templatePath, templateStatusPath, writeStatus } from './status.ts'
+import type { SourceCheck, TemplateValidator } from './pipeline.ts'
 import type { EventSink, ReconcileResult } from './instance.ts'
 
 export interface TemplateDeps {
@@ -35,8 +36,33 @@ export interface TemplateDeps {
   now(): Date
 }
 
-function objectPath(ns: string, name: string): string {
-  return templateStatusPath(ns, name).replace(/\/status$/, '')
+/** The conditions a Template reconcile sets, on top of the stored ones. */
+class Conditions {
+  list: readonly Condition[]
+  private readonly generation: number | undefined
+  private readonly now: Date
+
+  constructor(tpl: Template, now: Date) {
+    this.list = tpl.status?.conditions ?? []
+    this.generation = tpl.metadata?.generation
+    this.now = now
+  }
+
+  set(u: ConditionUpdate): void {
+    this.list = setCondition(
+      this.list,
+      { ...u, ...(this.generation !== undefined ? { observedGeneration: this.generation } : {}) },
+      this.now,
+    )
+  }
+
+  get(type: string): Condition | undefined {
+    return this.list.find((c) => c.type === type)
+  }
+
+  remove(type: string): void {
+    this.list = removeCondition(this.list, type)
+  }
 }
 
 export class TemplateReconciler {
@@ -49,128 +75,20 @@ export class TemplateReconciler {
   async reconcile(namespace: string, name: string): Promise<ReconcileResult> {
     const tpl = this.deps.getTemplate(namespace, name)
     if (!tpl?.metadata) return {}
-    const finalizers = tpl.metadata.finalizers ?? []
-    const users = this.deps.instancesUsing(namespace, name)
-    const now = this.deps.now()
-    const gen = tpl.metadata.generation
-    const prev: TemplateStatus = tpl.status ?? {}
-    let conds: readonly Condition[] = prev.conditions ?? []
-    const set = (u: ConditionUpdate): void => {
-      conds = setCondition(conds, { ...u, ...(gen !== undefined ? { observedGeneration: gen } : {}) }, now)
-    }
-
-    if (tpl.metadata.deletionTimestamp) {
-      if (!finalizers.includes(FINALIZER_TEMPLATE)) return {}
-      if (users.length > 0) {
-        set({
-          type: C.Deleting,
-          status: 'False',
-          reason: Reason.DeletionBlocked,
-          message: `Template is used by ${users.length} TemplateInstance(s) (named in spec.templateRef, or their objects were last rendered from it) and cannot be deleted: ${users.slice(0, 5).join(', ')}${users.length > 5 ? ', ...' : ''}`,
-        })
-        await writeStatus(
-          this.deps.client,
-          templateStatusPath(namespace, name),
-          prev as Record<string, unknown>,
-          { ...prev, conditions: [...conds] } as Record<string, unknown>,
-        )
-        return {}
-      }
-      const idx = finalizers.indexOf(FINALIZER_TEMPLATE)
-      try {
-        await this.deps.client.request('PATCH', objectPath(namespace, name), {
-          body: [
-            { op: 'test', path: `/metadata/finalizers/${idx}`, value: FINALIZER_TEMPLATE },
-            { op: 'remove', path: `/metadata/finalizers/${idx}` },
-          ],
-          contentType: CONTENT_JSON_PATCH,
-        })
-      } catch (e) {
-        if (!isNotFound(e)) throw e
-      }
-      return {}
-    }
-
-    if (!finalizers.includes(FINALIZER_TEMPLATE)) {
-      await this.deps.client.request('PATCH', objectPath(namespace, name), {
-        body: [
-          { op: 'test', path: '/metadata/resourceVersion', value: tpl.metadata.resourceVersion },
-          tpl.metadata.finalizers
-            ? { op: 'add', path: '/metadata/finalizers/-', value: FINALIZER_TEMPLATE }
-            : { op: 'add', path: '/metadata/finalizers', value: [FINALIZER_TEMPLATE] },
-        ],
+    if (tpl.metadata.deletionTimestamp) return this.finalize(tpl)
+    if (!(tpl.metadata.finalizers ?? []).includes(FINALIZER_TEMPLATE)) {
+      await this.deps.client.request('PATCH', templatePath(namespace, name), {
+        body: [testResourceVersion(tpl.metadata.resourceVersion), ...addFinalizerOps(tpl.metadata.finalizers, FINALIZER_TEMPLATE)],
         contentType: CONTENT_JSON_PATCH,
       })
       return {}
     }
-
-    const previous = (type: string): Condition | undefined => conds.find((c) => c.type === type)
-    const valid = this.deps.validator.validate(tpl)
-    // spec.helm: the chart is fetched first; whether the repository answered is SourceAccessible.
-    const source = await this.deps.validator.checkSource(tpl)
-    let requeueAfterMs: number | undefined
-    if (source === undefined) {
-      conds = removeCondition(conds, C.SourceAccessible)
-    } else if (source.ok) {
-      set({ type: C.SourceAccessible, status: 'True', reason: Reason.RepositoryReachable, message: source.message })
-    } else {
-      requeueAfterMs = source.retryAfterMs
-      if (source.condition === 'SourceAccessible') {
-        const before = previous(C.SourceAccessible)
-        set({ type: C.SourceAccessible, status: 'False', reason: Reason.RepositoryUnreachable, message: source.message })
-        if (before?.status !== 'False' || before.message !== source.message) {
-          this.deps.events.warning(tpl, Reason.RepositoryUnreachable, source.message)
-        }
-      } else {
-        set({
-          type: C.SourceAccessible,
-          status: 'True',
-          reason: Reason.RepositoryReachable,
-          message: 'the repository answered, but the chart it names cannot be used (see Valid)',
-        })
-      }
-    }
-    const invalid = !valid.ok
-      ? valid
-      : source?.ok === false && source.condition === 'Valid'
-        ? { reason: Reason.ValidationFailed, message: source.message }
-        : undefined
-    if (invalid !== undefined) {
-      set({ type: C.Valid, status: 'False', reason: invalid.reason, message: invalid.message })
-      this.deps.events.warning(tpl, invalid.reason, invalid.message)
-    } else if (source?.ok === false) {
-      set({ type: C.Valid, status: 'True', reason: Reason.ValidationSucceeded, message: '' })
-      set({
-        type: C.DryRunRendered,
-        status: 'False',
-        reason: Reason.DryRunSkipped,
-        message: 'the chart could not be fetched (see SourceAccessible); it is rendered once it can be',
-      })
-    } else {
-      const dry = await this.deps.validator.dryRun(tpl)
-      if (dry !== 'skipped' && !dry.ok && dry.condition === 'Valid') {
-        set({ type: C.Valid, status: 'False', reason: dry.reason, message: dry.message })
-        set({ type: C.DryRunRendered, status: 'False', reason: Reason.RenderFailed, message: dry.message })
-        this.deps.events.warning(tpl, dry.reason, dry.message)
-      } else {
-        set({ type: C.Valid, status: 'True', reason: Reason.ValidationSucceeded, message: '' })
-        if (dry === 'skipped') {
-          set({
-            type: C.DryRunRendered,
-            status: 'False',
-            reason: Reason.DryRunSkipped,
-            message: 'some parameters have no literal default; the first render happens per instance',
-          })
-        } else if (dry.ok) {
-          set({ type: C.DryRunRendered, status: 'True', reason: Reason.RenderSucceeded, message: '' })
-        } else {
-          set({ type: C.DryRunRendered, status: 'False', reason: Reason.RenderFailed, message: dry.message })
-        }
-      }
-    }
-    set(instancesWithinGrants(this.deps.grantRefusals(namespace, name)))
-    const next: TemplateStatus = { ...prev, conditions: [...conds], phase: deriveTemplatePhase(conds) }
-    if (gen !== undefined) next.observedGeneration = gen
+    const conds = new Conditions(tpl, this.deps.now())
+    const requeueAfterMs = await this.validate(tpl, conds)
+    conds.set(instancesWithinGrants(this.deps.grantRefusals(namespace, name)))
+    const prev: TemplateStatus = tpl.status ?? {}
+    const next: TemplateStatus = { ...prev, conditions: [...conds.list], phase: deriveTemplatePhase(conds.list) }
+    if (tpl.metadata.generation !== undefined) next.observedGeneration = tpl.metadata.generation
     await writeStatus(
       this.deps.client,
       templateStatusPath(namespace, name),
@@ -178,5 +96,120 @@ export class TemplateReconciler {
       next as Record<string, unknown>,
     )
     return requeueAfterMs === undefined ? {} : { requeueAfterMs }
+  }
+
+  /** A Template being deleted keeps its finalizer while instances use it (Deleting=False/DeletionBlocked). */
+  private async finalize(tpl: Template): Promise<ReconcileResult> {
+    const namespace = tpl.metadata?.namespace ?? ''
+    const name = tpl.metadata?.name ?? ''
+    const finalizers = tpl.metadata?.finalizers ?? []
+    if (!finalizers.includes(FINALIZER_TEMPLATE)) return {}
+    const users = this.deps.instancesUsing(namespace, name)
+    if (users.length > 0) {
+      const conds = new Conditions(tpl, this.deps.now())
+      conds.set({
+        type: C.Deleting,
+        status: 'False',
+        reason: Reason.DeletionBlocked,
+        message: `Template is used by ${users.length} TemplateInstance(s) (named in spec.templateRef, or their objects were last rendered from it) and cannot be deleted: ${users.slice(0, 5).join(', ')}${users.length > 5 ? ', ...' : ''}`,
+      })
+      const prev = tpl.status ?? {}
+      await writeStatus(
+        this.deps.client,
+        templateStatusPath(namespace, name),
+        prev as Record<string, unknown>,
+        {
+          ...prev,
+          conditions: [...conds.list],
+        } as Record<string, unknown>,
+      )
+      return {}
+    }
+    try {
+      await this.deps.client.request('PATCH', templatePath(namespace, name), {
+        body: removeFinalizerOps(finalizers, FINALIZER_TEMPLATE),
+        contentType: CONTENT_JSON_PATCH,
+      })
+    } catch (e) {
+      if (!isNotFound(e)) throw e
+    }
+    return {}
+  }
+
+  /**
+   * Valid, SourceAccessible and DryRunRendered: the body and ignoreFields
+   * parse, a chart's repository answers and has the chart, and a render with
+   * the literal defaults works. Returns when to look at the source again.
+   */
+  private async validate(tpl: Template, conds: Conditions): Promise<number | undefined> {
+    const valid = this.deps.validator.validate(tpl)
+    // spec.helm: the chart is fetched first; whether the repository answered is SourceAccessible.
+    const source = await this.deps.validator.checkSource(tpl)
+    this.sourceAccessible(tpl, source, conds)
+    const invalid = !valid.ok
+      ? valid
+      : source?.ok === false && source.condition === 'Valid'
+        ? { reason: Reason.ValidationFailed, message: source.message }
+        : undefined
+    if (invalid !== undefined) {
+      conds.set({ type: C.Valid, status: 'False', reason: invalid.reason, message: invalid.message })
+      this.deps.events.warning(tpl, invalid.reason, invalid.message)
+    } else if (source?.ok === false) {
+      conds.set({ type: C.Valid, status: 'True', reason: Reason.ValidationSucceeded, message: '' })
+      conds.set({
+        type: C.DryRunRendered,
+        status: 'False',
+        reason: Reason.DryRunSkipped,
+        message: 'the chart could not be fetched (see SourceAccessible); it is rendered once it can be',
+      })
+    } else {
+      await this.dryRun(tpl, conds)
+    }
+    return source?.ok === false ? source.retryAfterMs : undefined
+  }
+
+  private sourceAccessible(tpl: Template, source: SourceCheck | undefined, conds: Conditions): void {
+    if (source === undefined) {
+      conds.remove(C.SourceAccessible)
+    } else if (source.ok) {
+      conds.set({ type: C.SourceAccessible, status: 'True', reason: Reason.RepositoryReachable, message: source.message })
+    } else if (source.condition === 'SourceAccessible') {
+      const before = conds.get(C.SourceAccessible)
+      conds.set({ type: C.SourceAccessible, status: 'False', reason: Reason.RepositoryUnreachable, message: source.message })
+      if (before?.status !== 'False' || before.message !== source.message) {
+        this.deps.events.warning(tpl, Reason.RepositoryUnreachable, source.message)
+      }
+    } else {
+      conds.set({
+        type: C.SourceAccessible,
+        status: 'True',
+        reason: Reason.RepositoryReachable,
+        message: 'the repository answered, but the chart it names cannot be used (see Valid)',
+      })
+    }
+  }
+
+  /** A render with the literal defaults (DryRunRendered); a failure that makes the spec invalid goes to Valid. */
+  private async dryRun(tpl: Template, conds: Conditions): Promise<void> {
+    const dry = await this.deps.validator.dryRun(tpl)
+    if (dry !== 'skipped' && !dry.ok && dry.condition === 'Valid') {
+      conds.set({ type: C.Valid, status: 'False', reason: dry.reason, message: dry.message })
+      conds.set({ type: C.DryRunRendered, status: 'False', reason: Reason.RenderFailed, message: dry.message })
+      this.deps.events.warning(tpl, dry.reason, dry.message)
+      return
+    }
+    conds.set({ type: C.Valid, status: 'True', reason: Reason.ValidationSucceeded, message: '' })
+    if (dry === 'skipped') {
+      conds.set({
+        type: C.DryRunRendered,
+        status: 'False',
+        reason: Reason.DryRunSkipped,
+        message: 'some parameters have no literal default; the first render happens per instance',
+      })
+    } else if (dry.ok) {
+      conds.set({ type: C.DryRunRendered, status: 'True', reason: Reason.RenderSucceeded, message: '' })
+    } else {
+      conds.set({ type: C.DryRunRendered, status: 'False', reason: Reason.RenderFailed, message: dry.message })
+    }
   }
 }

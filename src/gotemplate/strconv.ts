@@ -474,36 +474,3 @@ export function formatFloat(v: number, fmt: FloatFormat, prec: number): string {
 export function formatFloatV(v: number): string {
   return formatFloat(v, 'g', -1)
 }
-
-/**
- * Go's underscoreOK: in a number literal, `_` may only stand between digits,
- * or between a base prefix and a digit, and never last. A leading sign is
- * skipped.
- */
-export function underscoreOK(text: string): boolean {
-  let s = text
-  if (s.startsWith('+') || s.startsWith('-')) s = s.slice(1)
-  let saw = '^'
-  let i = 0
-  let hex = false
-  if (s.length >= 2 && s[0] === '0' && 'bBoOxX'.includes(s.charAt(1))) {
-    i = 2
-    saw = '0'
-    hex = s[1] === 'x' || s[1] === 'X'
-  }
-  for (; i < s.length; i++) {
-    const c = s.charAt(i)
-    if ((c >= '0' && c <= '9') || (hex && ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))) {
-      saw = '0'
-      continue
-    }
-    if (c === '_') {
-      if (saw !== '0') return false
-      saw = '_'
-      continue
-    }
-    if (saw === '_') return false
-    saw = '!'
-  }
-  return saw !== '_'
-}

@@ -98,3 +98,14 @@ export function immutableFields(e: unknown): ImmutableField[] {
   const m = IMMUTABLE.exec(e.apiMessage)
   return m ? [{ field: '(unnamed field)', detail: m[0] }] : []
 }
+
+/** The message of an error for conditions and logs: the API server's own words for an API error. */
+export function errorMessage(e: unknown): string {
+  if (e instanceof KubeApiError) return e.apiMessage
+  return e instanceof Error ? e.message : String(e)
+}
+
+/** errorMessage with the status code and reason of an API error in front, for a user at a terminal. */
+export function errorWithStatus(e: unknown): string {
+  return e instanceof KubeApiError ? `${e.code} ${e.reason}: ${e.apiMessage}` : errorMessage(e)
+}

@@ -8,6 +8,7 @@ import type { KubeClient, Query } from './client.ts'
 import { CONTENT_APPLY, CONTENT_JSON_PATCH } from './client.ts'
 import { isNotFound } from './errors.ts'
 import { type RestMapper, type ResourceMapping, resourcePath } from './discovery.ts'
+import { removeFinalizerOps } from './finalizers.ts'
 
 export interface ApplyOptions {
   fieldManager: string
@@ -88,14 +89,9 @@ export class ObjectClient {
    * finalizers list, so a concurrent change is never overwritten.
    */
   async removeFinalizer(obj: IdentifiedObject, finalizer: string): Promise<void> {
-    const list = obj.metadata.finalizers ?? []
-    const idx = list.indexOf(finalizer)
-    if (idx < 0) return
+    const patch = removeFinalizerOps(obj.metadata.finalizers, finalizer)
+    if (patch.length === 0) return
     const path = await this.path(refOf(obj))
-    const patch = [
-      { op: 'test', path: `/metadata/finalizers/${idx}`, value: finalizer },
-      { op: 'remove', path: `/metadata/finalizers/${idx}` },
-    ]
     try {
       await this.client.request('PATCH', path, { body: patch, contentType: CONTENT_JSON_PATCH })
     } catch (e) {

@@ -30,7 +30,7 @@ export interface ReconcilerConfig {
   leaseDurationMs: number
   renewDeadlineMs: number
   retryPeriodMs: number
-  /** Cap of the per-object correction backoff under a fight (src/controller/fight.ts). */
+  /** Cap of the per-object correction backoff under a fight (src/apply/fight.ts). */
   correctionBackoffMaxMs: number
   /** host[:port] of OCI chart registries reached over plain HTTP instead of HTTPS. */
   helmPlainHttpRegistries: string[]

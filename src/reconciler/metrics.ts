@@ -93,8 +93,7 @@ function* cachesOf(m: ManagerView): Iterable<LabelledCache> {
   }
 }
 
-/** Registers the reconciler's metrics in registry; returns the unregister function. */
-export function observeReconciler(registry: MetricsRegistry, what: ReconcilerObserved): () => void {
+function reconcilerInstruments(registry: MetricsRegistry) {
   const leader = registry.gauge({
     name: 'leader_election_master_status',
     help: '1 while this replica holds the leader-election Lease, else 0.',
@@ -141,6 +140,12 @@ export function observeReconciler(registry: MetricsRegistry, what: ReconcilerObs
       labelNames: ['cache', 'kind'],
     }),
   }
+  return { leader, renewals, transitions, requests, instances, watches, caches }
+}
+
+/** Registers the reconciler's metrics in registry; returns the unregister function. */
+export function observeReconciler(registry: MetricsRegistry, what: ReconcilerObserved): () => void {
+  const { leader, renewals, transitions, requests, instances, watches, caches } = reconcilerInstruments(registry)
   const unobserveCaches = observeCacheState(registry, caches, () => {
     const m = what.manager()
     return m === undefined ? [] : cachesOf(m)

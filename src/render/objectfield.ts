@@ -9,7 +9,7 @@
 
 import { JSONPath } from 'jsonpath-plus'
 import type { ParameterValue } from '../api/templateinstance.ts'
-import { formatGoFloat } from './gostrconv.ts'
+import { formatGoFloat } from '../encoding/gostrconv.ts'
 import { JsonPathError, parseObjectFieldPath, toJsonPathPlus } from './jsonpath.ts'
 import { SourceError } from './sources.ts'
 import type { ParamValue } from './types.ts'

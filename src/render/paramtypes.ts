@@ -6,7 +6,7 @@
 import type { ParameterType } from '../api/template.ts'
 import { PARAMETER_TYPES } from '../api/template.ts'
 import type { ParameterValue } from '../api/templateinstance.ts'
-import { isGoBool, isGoFloat } from './gostrconv.ts'
+import { isGoBool, isGoFloat } from '../encoding/gostrconv.ts'
 import type { ParamValue } from './types.ts'
 
 export type TypeCheck = { readonly ok: true; readonly value: ParamValue } | { readonly ok: false }

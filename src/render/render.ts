@@ -15,7 +15,7 @@ import { buildRenderContext } from './context.ts'
 import { ManifestError, toRenderedObjects } from './manifests.ts'
 import type { RenderedObject, ScopeLookup } from './manifests.ts'
 import type { ParamValue } from './types.ts'
-import { parseYamlStream, YamlDocumentError } from './yaml.ts'
+import { parseYamlStream, YamlDocumentError } from '../encoding/yaml.ts'
 
 export interface RenderInput {
   readonly template: Pick<Template, 'metadata' | 'spec'>

@@ -13,7 +13,7 @@ import { execute, ExecError, parse, ParseError, type ParsedTemplate } from '../g
 import { sprigFuncs } from '../gotemplate/sprig/index.ts'
 import { buildRenderContext } from './context.ts'
 import type { ParamValue } from './types.ts'
-import { parseYamlStream, YamlDocumentError } from './yaml.ts'
+import { parseYamlStream, YamlDocumentError } from '../encoding/yaml.ts'
 
 /** The template name messages carry, so they say which field and line failed. */
 export const VALUES_TEMPLATE_NAME = 'spec.helm.valuesTemplate'

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { DEFAULT_API_VERSIONS, HelmRenderError, loadChartPath } from '../../src/helm/index.ts'
 import { renderDocuments } from '../../src/helm/render/render.ts'
-import { parseYamlStream } from '../../src/render/yaml.ts'
+import { parseYamlStream } from '../../src/encoding/yaml.ts'
 import { type CorpusCase, DEFAULT_KUBE } from './cases.ts'
 
 export type Major = 'v3' | 'v4'

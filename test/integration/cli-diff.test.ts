@@ -16,7 +16,7 @@ import {
 import { runDiff } from '../../src/cli/diff.ts'
 import { runRender } from '../../src/cli/render.ts'
 import { LABEL_INSTANCE_UID } from '../../src/api/names.ts'
-import { parseYamlStream } from '../../src/render/yaml.ts'
+import { parseYamlStream } from '../../src/encoding/yaml.ts'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LOCAL_CHART_DIR, LOCAL_CHART_RELEASE, LOCAL_KUBE_VERSION, localChartInput, SYSTEM_NAMESPACE } from '../../src/cli/local-system.ts'
 import { renderChart } from '../../src/helm/render/index.ts'
-import { parseYamlStream } from '../../src/render/yaml.ts'
+import { parseYamlStream } from '../../src/encoding/yaml.ts'
 import { clusterBin } from './helpers/helm-repos.ts'
 
 const home = mkdtempSync(join(tmpdir(), 'ts-helm-local-chart-'))

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import t from 'tap'
 import { runRender } from '../../src/cli/render.ts'
-import { parseYamlStream } from '../../src/render/yaml.ts'
+import { parseYamlStream } from '../../src/encoding/yaml.ts'
 import { CHARTS_DIR, helmBinary, parseHelmOutput } from '../helm/corpus.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'ts-cli-render-chart-'))

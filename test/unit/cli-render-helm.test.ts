@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { runRender } from '../../src/cli/render.ts'
 import { FINALIZER_RESOURCE, LABEL_INSTANCE_NAME, LABEL_SYNC_MODE } from '../../src/api/names.ts'
-import { parseYamlStream } from '../../src/render/yaml.ts'
+import { parseYamlStream } from '../../src/encoding/yaml.ts'
 import { tgz } from './helm-fixtures.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'ts-cli-render-helm-'))

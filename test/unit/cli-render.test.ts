@@ -13,7 +13,7 @@ import {
   LABEL_INSTANCE_NAMESPACE,
   LABEL_SYNC_MODE,
 } from '../../src/api/names.ts'
-import { parseYamlStream } from '../../src/render/yaml.ts'
+import { parseYamlStream } from '../../src/encoding/yaml.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'ts-cli-render-'))
 let seq = 0

@@ -4,7 +4,7 @@
 // and what a pass did to rendered objects, counted from its change set.
 
 import t from 'tap'
-import { type ChangeSetEntry, objectError, type Operation } from '../../src/controller/apply/changeset.ts'
+import { type ChangeSetEntry, objectError, type Operation } from '../../src/apply/changeset.ts'
 import { countChanges, createChangeMetrics, createReconcileMetrics } from '../../src/controller/metrics.ts'
 import { WorkQueue } from '../../src/controller/queue.ts'
 import { runWorkers } from '../../src/controller/workers.ts'

@@ -4,8 +4,8 @@
 import t from 'tap'
 import type { ObjectRef } from '../../src/api/meta.ts'
 import { Reason } from '../../src/api/conditions.ts'
-import { type ChangeSetEntry, failures, objectError } from '../../src/controller/apply/changeset.ts'
-import { DEFAULT_FIGHT_OPTIONS } from '../../src/controller/fight.ts'
+import { type ChangeSetEntry, failures, objectError } from '../../src/apply/changeset.ts'
+import { DEFAULT_FIGHT_OPTIONS } from '../../src/apply/fight.ts'
 import { applyFailure, dryRunFailure, eventsFor, ownershipConflict } from '../../src/controller/report.ts'
 import { immutableFields, KubeApiError } from '../../src/kube/errors.ts'
 

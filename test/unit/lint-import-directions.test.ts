@@ -58,6 +58,22 @@ t.test('the pure core imports no I/O edge', async (t) => {
   }
 })
 
+t.test('the ground floor, the apply engine and chart sources stay where they are', async (t) => {
+  for (const [file, spec, rule] of [
+    ['src/encoding/yaml.ts', '../render/render.ts', 'encoding-ground'],
+    ['src/encoding/gostrconv.ts', '../gotemplate/strconv.ts', 'encoding-ground'],
+    ['src/render/helm.ts', '../helm/source/errors.ts', 'pure-core'],
+    ['src/helm/render/engine.ts', '../../apply/plan.ts', 'pure-core'],
+    ['src/apply/plan.ts', '../controller/instance.ts', 'apply-engine'],
+    ['src/apply/diff.ts', '../cli/args.ts', 'apply-engine'],
+    ['src/helm/source/fetcher.ts', '../render/helm.ts', 'helm-source'],
+    ['src/helm/source/fetcher.ts', '../../reconciler/helm.ts', 'helm-source'],
+  ] as const) {
+    const b = checkFile(file, `import { x } from '${spec}'\n`)
+    t.equal(b[0]?.rule.name, rule, `${file} -> ${spec}`)
+  }
+})
+
 t.test('telemetry depends on neither process', async (t) => {
   t.equal(checkFile('src/telemetry/health.ts', "import '../webhook/app.ts'\n")[0]?.rule.name, 'telemetry-neutral')
   t.equal(checkFile('src/telemetry/metrics.ts', "import '../controller/queue.ts'\n")[0]?.rule.name, 'telemetry-neutral')
@@ -72,7 +88,12 @@ t.test('allowed directions pass', async (t) => {
     ['src/webhook/app.ts', '../admission/decide.ts'],
     ['src/admission/decide.ts', '../drift/compare.ts'],
     ['src/helm/render/engine.ts', '../../gotemplate/index.ts'],
-    ['src/render/helm.ts', '../helm/source/errors.ts'],
+    ['src/render/helm.ts', '../encoding/url.ts'],
+    ['src/helm/render/manifests.ts', '../../encoding/yaml.ts'],
+    ['src/cli/diff.ts', '../apply/plan.ts'],
+    ['src/controller/instance.ts', '../apply/apply.ts'],
+    ['src/apply/diff.ts', '../kube/objects.ts'],
+    ['src/helm/source/http.ts', '../chart/load.ts'],
     ['src/cli/render.ts', '../reconciler/wiring.ts'],
     ['src/main.ts', './webhook/main.ts'],
     ['src/webhook/app.ts', './metrics.ts'],

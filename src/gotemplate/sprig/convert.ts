@@ -7,7 +7,7 @@ import { formatV } from './gofmt.ts'
 import { decodeJSON, encodeJSON, JSONError } from './gojson.ts'
 import { fail, fn, str } from './spec.ts'
 import { strval } from './strings.ts'
-import { underscoreOK } from '../strconv.ts'
+import { underscoreOK } from '../../encoding/gostrconv.ts'
 
 const MAX_INT64 = (1n << 63n) - 1n
 const MIN_INT64 = -(1n << 63n)

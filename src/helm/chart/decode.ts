@@ -6,10 +6,10 @@
 //  - a number or bool is turned into a string where the field is a string
 //    (`version: 1.10` becomes "1.1", formatted as a float32, like Go);
 //  - any other type mismatch is an error naming the field.
-// Only JSON data reaches here (see src/render/yaml.ts), so a float such as
+// Only JSON data reaches here (see src/encoding/yaml.ts), so a float such as
 // 2.0 and an integer 2 are the same number; Go formats both as "2".
 
-import { formatGoFloat } from '../../render/gostrconv.ts'
+import { formatGoFloat } from '../../encoding/gostrconv.ts'
 
 export class StructDecodeError extends Error {
   override readonly name = 'StructDecodeError'

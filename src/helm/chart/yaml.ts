@@ -2,9 +2,9 @@
 // Chart.yaml, Chart.lock and (in Helm 3) values.yaml with sigs.k8s.io/yaml's
 // Unmarshal, which is go-yaml v2 reading the *first* document only; Helm 4
 // reads values.yaml with Kubernetes' document reader and merges every
-// document. Both go through the go-yaml v2 scalar rules of src/render/yaml.ts.
+// document. Both go through the go-yaml v2 scalar rules of src/encoding/yaml.ts.
 
-import { parseYamlStream, YamlDocumentError } from '../../render/yaml.ts'
+import { parseYamlStream, YamlDocumentError } from '../../encoding/yaml.ts'
 import type { HelmVersion, JsonMap } from './types.ts'
 
 export class ChartYamlError extends Error {

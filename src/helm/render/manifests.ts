@@ -3,9 +3,9 @@
 // and Helm 4's separators differ), documents with a helm.sh/hook
 // annotation set apart as hooks (an unknown hook event drops the document),
 // the rest stable-sorted by kind in install order. Each document is then
-// decoded with Kubernetes' YAML rules (src/render/yaml.ts).
+// decoded with Kubernetes' YAML rules (src/encoding/yaml.ts).
 
-import { parseYamlStream, YamlDocumentError } from '../../render/yaml.ts'
+import { parseYamlStream, YamlDocumentError } from '../../encoding/yaml.ts'
 import { HelmRenderError } from './errors.ts'
 import type { HelmMajor } from './types.ts'
 

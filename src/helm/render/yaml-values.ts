@@ -11,7 +11,7 @@ import type { GoValue } from '../../gotemplate/index.ts'
 import { encodeJSON, JSONError } from '../../gotemplate/sprig/gojson.ts'
 import { formatFloatG } from '../../gotemplate/sprig/gofmt.ts'
 import { bytesOf } from '../../gotemplate/sprig/types.ts'
-import { resolveGoYamlScalar } from '../../render/yaml.ts'
+import { resolveGoYamlScalar } from '../../encoding/yaml.ts'
 import { emitYaml, type YamlNode } from './yaml-emit.ts'
 
 const BASE60 = /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/

@@ -5,6 +5,7 @@
 // has any user info removed.
 
 import type { ChartLoadError } from '../chart/errors.ts'
+import { displayUrl } from '../../encoding/url.ts'
 
 export const ChartSourceCode = {
   /** No answer, a timeout, a TLS failure or a 5xx: the repository is down or unreachable from here. */
@@ -55,21 +56,6 @@ export interface ChartRef {
   readonly url: string
   readonly name: string
   readonly version: string
-}
-
-/** The URL without user info, query or fragment: what may appear in messages. */
-export function displayUrl(url: string): string {
-  try {
-    const u = new URL(url)
-    u.username = ''
-    u.password = ''
-    u.search = ''
-    u.hash = ''
-    return u.toString()
-  } catch {
-    // Not a URL: show only up to the first "@", which is where user info would end.
-    return url.replace(/\/\/[^/]*@/, '//')
-  }
 }
 
 export class ChartSourceError extends Error {

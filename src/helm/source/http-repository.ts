@@ -6,7 +6,8 @@
 
 import { basicAuthorization } from './auth.ts'
 import { type Download, type SourceDeps, type SourceRequest, verifiedDigest } from './download.ts'
-import { ChartSourceCode, ChartSourceError, displayUrl } from './errors.ts'
+import { ChartSourceCode, ChartSourceError } from './errors.ts'
+import { displayUrl } from '../../encoding/url.ts'
 import { httpGet, statusError } from './http.ts'
 import { findChartVersion, IndexError, parseRepositoryIndex, resolveChartUrl } from './repo-index.ts'
 

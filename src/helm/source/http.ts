@@ -3,7 +3,8 @@
 // never travel to another origin, and failures turned into ChartSourceErrors
 // that say what happened without echoing any header we sent.
 
-import { type ChartRef, ChartSourceCode, ChartSourceError, displayUrl } from './errors.ts'
+import { type ChartRef, ChartSourceCode, ChartSourceError } from './errors.ts'
+import { displayUrl } from '../../encoding/url.ts'
 
 /** The subset of WHATWG fetch the sources use; `globalThis.fetch` fits, tests may pass their own. */
 export type FetchFn = (

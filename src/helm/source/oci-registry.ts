@@ -5,7 +5,8 @@
 
 import { basicAuthorization, credentialsFingerprint } from './auth.ts'
 import { type Download, type SourceDeps, type SourceRequest, verifiedDigest } from './download.ts'
-import { type ChartRef, ChartSourceCode, ChartSourceError, displayUrl } from './errors.ts'
+import { type ChartRef, ChartSourceCode, ChartSourceError } from './errors.ts'
+import { displayUrl } from '../../encoding/url.ts'
 import { type HttpResponse, httpGet, statusError } from './http.ts'
 import {
   type Challenge,

@@ -5,7 +5,7 @@
 // version equal by SemVer precedence (so "v1.2.3" finds "1.2.3").
 //
 // The YAML is read with js-yaml's YAML 1.1 scalar tags (what go-yaml v2
-// resolves) but without src/render/yaml.ts's node budget: an index of a big
+// resolves) but without src/encoding/yaml.ts's node budget: an index of a big
 // public repository has millions of nodes, and only a few fields of each
 // entry are read. Aliases are not expanded into copies, and the size of the
 // document is bounded by the download limit.

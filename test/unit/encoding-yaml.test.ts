@@ -2,7 +2,7 @@
 // what Go Kubernetes tooling decodes manifests with.
 
 import t from 'tap'
-import { parseYamlStream, YamlDocumentError } from '../../src/render/yaml.ts'
+import { parseYamlStream, YamlDocumentError } from '../../src/encoding/yaml.ts'
 
 function one(text: string): unknown {
   const docs = parseYamlStream(text)

@@ -2,8 +2,8 @@
 // template-sync, force) of each create, update and correction, in order. Every
 // object gets its own outcome; one failure does not stop the others.
 
-import type { IdentifiedObject } from '../../api/meta.ts'
-import { FIELD_MANAGER } from '../../api/names.ts'
+import type { IdentifiedObject } from '../api/meta.ts'
+import { FIELD_MANAGER } from '../api/names.ts'
 import { type ObjectError, objectError } from './changeset.ts'
 import type { ObjectWriter } from './diff.ts'
 import type { ObjectAction } from './plan.ts'

@@ -2,7 +2,7 @@
 // strconv.ParseBool and fmt.Sprint on float64.
 
 import t from 'tap'
-import { formatGoFloat, isGoBool, isGoFloat } from '../../src/render/gostrconv.ts'
+import { formatGoFloat, isGoBool, isGoFloat } from '../../src/encoding/gostrconv.ts'
 
 const floats: Array<[text: string, valid: boolean, why: string]> = [
   ['0', true, 'zero'],

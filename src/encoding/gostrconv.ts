@@ -4,8 +4,6 @@
 // set is reproduced here character for character instead of approximated
 // with Number().
 
-import { underscoreOK } from '../gotemplate/strconv.ts'
-
 const GO_BOOLS: ReadonlySet<string> = new Set(['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False'])
 
 /** strconv.ParseBool accepts the text. */
@@ -158,4 +156,37 @@ export function formatGoFloat(n: number): string {
   if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`
   if (digits.length <= exp + 1) return `${sign}${digits}${'0'.repeat(exp + 1 - digits.length)}`
   return `${sign}${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`
+}
+
+/**
+ * Go's underscoreOK: in a number literal, `_` may only stand between digits,
+ * or between a base prefix and a digit, and never last. A leading sign is
+ * skipped.
+ */
+export function underscoreOK(text: string): boolean {
+  let s = text
+  if (s.startsWith('+') || s.startsWith('-')) s = s.slice(1)
+  let saw = '^'
+  let i = 0
+  let hex = false
+  if (s.length >= 2 && s[0] === '0' && 'bBoOxX'.includes(s.charAt(1))) {
+    i = 2
+    saw = '0'
+    hex = s[1] === 'x' || s[1] === 'X'
+  }
+  for (; i < s.length; i++) {
+    const c = s.charAt(i)
+    if ((c >= '0' && c <= '9') || (hex && ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))) {
+      saw = '0'
+      continue
+    }
+    if (c === '_') {
+      if (saw !== '0') return false
+      saw = '_'
+      continue
+    }
+    if (saw === '_') return false
+    saw = '!'
+  }
+  return saw !== '_'
 }

@@ -4,9 +4,9 @@
 // the object's UID, so a same-named successor created by someone else is never
 // deleted.
 
-import { refOf } from '../../api/identity.ts'
-import type { IdentifiedObject } from '../../api/meta.ts'
-import { FINALIZER_RESOURCE } from '../../api/names.ts'
+import { refOf } from '../api/identity.ts'
+import type { IdentifiedObject } from '../api/meta.ts'
+import { FINALIZER_RESOURCE } from '../api/names.ts'
 import { type ChangeSetEntry, objectError } from './changeset.ts'
 import type { ObjectWriter } from './diff.ts'
 import type { Prune, Release } from './plan.ts'

@@ -4,11 +4,11 @@
 // fields. The reconciler's dry-run gate and `template-sync diff` both ask it
 // here.
 
-import type { IdentifiedObject, ObjectRef } from '../../api/meta.ts'
-import { FIELD_MANAGER } from '../../api/names.ts'
-import { compare } from '../../drift/compare.ts'
-import type { CompiledIgnore } from '../../fieldpath/compile.ts'
-import type { ApplyOptions } from '../../kube/objects.ts'
+import type { IdentifiedObject, ObjectRef } from '../api/meta.ts'
+import { FIELD_MANAGER } from '../api/names.ts'
+import { compare } from '../drift/compare.ts'
+import type { CompiledIgnore } from '../fieldpath/compile.ts'
+import type { ApplyOptions } from '../kube/objects.ts'
 import { type ObjectError, objectError } from './changeset.ts'
 import type { Check, DryRunAnswer } from './plan.ts'
 

@@ -2,10 +2,10 @@
 // prune operations append to a change set, and the reconcile turns it into
 // status conditions and Events (../report.ts) in one place.
 
-import type { ObjectRef } from '../../api/meta.ts'
-import type { Change } from '../../drift/types.ts'
-import { immutableFields, KubeApiError } from '../../kube/errors.ts'
-import type { FightNotice } from '../fight.ts'
+import type { ObjectRef } from '../api/meta.ts'
+import type { Change } from '../drift/types.ts'
+import { errorMessage, immutableFields } from '../kube/errors.ts'
+import type { FightNotice } from './fight.ts'
 
 export type Operation = 'dry-run' | 'apply' | 'delete' | 'release'
 
@@ -39,7 +39,7 @@ export function objectError(ref: ObjectRef, operation: Operation, error: unknown
       error,
     }
   }
-  const message = error instanceof KubeApiError ? error.apiMessage : error instanceof Error ? error.message : String(error)
+  const message = errorMessage(error)
   return { ref, operation, immutable: [], message, error }
 }
 

@@ -17,18 +17,18 @@
 // remember() then says what to keep after the action was carried out.
 
 import { createHash } from 'node:crypto'
-import { objectKey, refOf } from '../../api/identity.ts'
-import type { IdentifiedObject, ObjectRef } from '../../api/meta.ts'
-import { FIELD_MANAGER } from '../../api/names.ts'
-import { type InstanceIdentity, ownershipOf } from '../../api/ownership.ts'
-import { applyChangesNothing } from '../../drift/apply-noop.ts'
-import { compare } from '../../drift/compare.ts'
-import { comparedPart } from '../../drift/compared.ts'
-import { preserveIgnoredFields } from '../../drift/preserve.ts'
-import type { Change } from '../../drift/types.ts'
-import { type CompiledIgnore, compileIgnoreFields } from '../../fieldpath/compile.ts'
-import { pointerTokens } from '../../fieldpath/pointer.ts'
-import { type FightOptions, type FightState, type FightStep, fightStep, pendingWait } from '../fight.ts'
+import { objectKey, refOf } from '../api/identity.ts'
+import type { IdentifiedObject, ObjectRef } from '../api/meta.ts'
+import { FIELD_MANAGER } from '../api/names.ts'
+import { type InstanceIdentity, ownershipOf } from '../api/ownership.ts'
+import { applyChangesNothing } from '../drift/apply-noop.ts'
+import { compare } from '../drift/compare.ts'
+import { comparedPart } from '../drift/compared.ts'
+import { preserveIgnoredFields } from '../drift/preserve.ts'
+import type { Change } from '../drift/types.ts'
+import { type CompiledIgnore, compileIgnoreFields } from '../fieldpath/compile.ts'
+import { pointerTokens } from '../fieldpath/pointer.ts'
+import { type FightOptions, type FightState, type FightStep, fightStep, pendingWait } from './fight.ts'
 
 /** A rendered object, stamped, with its identity and the hash its last apply is remembered by. */
 export interface DesiredObject {

@@ -12,7 +12,7 @@ import {
   pendingWait,
   type FightOptions,
   type FightState,
-} from '../../src/controller/fight.ts'
+} from '../../src/apply/fight.ts'
 
 const o: FightOptions = { windowMs: 10_000, threshold: 3, backoffMs: 500, backoffMaxMs: 8_000 }
 const drift = (s: FightState | undefined, now: number, manager = 'other') => fightStep(s, { type: 'drift', now, manager }, o)

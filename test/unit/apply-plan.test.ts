@@ -20,8 +20,8 @@ import {
   pruneActions,
   remember,
   settle,
-} from '../../src/controller/apply/plan.ts'
-import type { FightOptions, FightStep } from '../../src/controller/fight.ts'
+} from '../../src/apply/plan.ts'
+import type { FightOptions, FightStep } from '../../src/apply/fight.ts'
 import { compare } from '../../src/drift/compare.ts'
 import { compileIgnoreFields } from '../../src/fieldpath/compile.ts'
 import { ourApplyEntry } from './helpers/field-set.ts'

@@ -1,0 +1,116 @@
+// Step 4: parameters and render, memoized on their inputs (the Template's and
+// the instance's generation, the instance's labels, the parameter sources'
+// epoch), so that drift events, which change none of them, do not read
+// parameter sources again. Sets ParametersValid and Rendered, the redactor of
+// the values read from Secrets, and status.resolvedParameters and
+// resolvedTemplateRef.
+
+import { createHash } from 'node:crypto'
+import { type ConditionUpdate, InstanceConditionType as C, Reason } from '../../api/conditions.ts'
+import { collectionKey } from '../../api/identity.ts'
+import type { IdentifiedObject, SourceRef } from '../../api/meta.ts'
+import type { SyncMode } from '../../api/names.ts'
+import type { Template } from '../../api/template.ts'
+import type { TemplateInstance } from '../../api/templateinstance.ts'
+import { redactor } from '../../render/redact.ts'
+import type { RenderPipeline } from '../pipeline.ts'
+import type { WatchRegistry } from '../registry.ts'
+import type { InstanceMemory } from './memory.ts'
+import type { InstanceRecord } from './record.ts'
+import type { ReconcileResult } from './types.ts'
+
+export interface RenderStepDeps {
+  readonly pipeline: RenderPipeline
+  /** Parameter-source watches: the instance holds the ones its parameters read (none under off). */
+  readonly sources: WatchRegistry
+}
+
+export type Rendered =
+  | { readonly ok: true; readonly objects: readonly IdentifiedObject[]; readonly values: Record<string, unknown> }
+  | { readonly ok: false; readonly result?: ReconcileResult }
+
+function hashOf(v: unknown): string {
+  return createHash('sha256').update(JSON.stringify(v)).digest('base64url')
+}
+
+export async function renderObjects(
+  deps: RenderStepDeps,
+  input: { readonly key: string; readonly inst: TemplateInstance; readonly template: Template; readonly mode: SyncMode },
+  memory: InstanceMemory,
+  record: InstanceRecord,
+): Promise<Rendered> {
+  const { key, inst, template, mode } = input
+  const memoKey = hashOf([
+    template.metadata?.uid,
+    template.metadata?.generation,
+    inst.metadata?.uid,
+    inst.metadata?.generation,
+    inst.metadata?.labels ?? {},
+    memory.sourceEpoch,
+  ])
+  let memo = memory.renderMemo?.key === memoKey ? memory.renderMemo : undefined
+  if (memo === undefined) {
+    const params = await deps.pipeline.resolveParameters(template, inst)
+    deps.sources.setOwnerKeys(key, mode === 'off' ? [] : sourceWatchKeys(params.sources))
+    if (!params.ok) {
+      record.set({ type: C.ParametersValid, status: 'False', reason: params.reason, message: params.message })
+      return { ok: false }
+    }
+    record.status.resolvedParameters = params.resolved
+    record.redact = redactor(params.secretValues)
+    const rendered = await deps.pipeline.render(template, inst, params.values)
+    if (!rendered.ok) {
+      record.set(parametersResolved(params.withheld))
+      record.set({ type: C.Rendered, status: 'False', reason: rendered.reason, message: rendered.message })
+      return rendered.retryAfterMs === undefined ? { ok: false } : { ok: false, result: { requeueAfterMs: rendered.retryAfterMs } }
+    }
+    // A copy that owns its strings: a value the YAML parser cut out of the
+    // rendered text is a slice that keeps the whole text alive for as long
+    // as the memo holds the object (docs/reconciler-memory.md).
+    memo = {
+      key: memoKey,
+      objects: structuredClone(rendered.objects),
+      values: params.values,
+      resolved: params.resolved,
+      sources: params.sources,
+      withheld: params.withheld,
+      redact: record.redact,
+    }
+    memory.renderMemo = memo
+  }
+  record.status.resolvedParameters = memo.resolved
+  record.redact = memo.redact
+  record.set(parametersResolved(memo.withheld))
+  record.set({ type: C.Rendered, status: 'True', reason: Reason.Success, message: `${memo.objects.length} object(s) rendered` })
+  const ref = inst.spec.templateRef
+  record.status.resolvedTemplateRef = {
+    name: ref.name,
+    namespace: ref.namespace,
+    ...(template.metadata?.generation !== undefined ? { generation: template.metadata.generation } : {}),
+  }
+  return { ok: true, objects: memo.objects, values: memo.values }
+}
+
+/** ParametersValid after every value resolved; names what exposeInStatus could not record because it came from a Secret. */
+function parametersResolved(withheld: readonly string[]): ConditionUpdate {
+  if (withheld.length === 0) return { type: C.ParametersValid, status: 'True', reason: Reason.AllParametersResolved, message: '' }
+  return {
+    type: C.ParametersValid,
+    status: 'True',
+    reason: Reason.SecretNotExposed,
+    message:
+      `not recorded in status.resolvedParameters despite exposeInStatus: ${withheld.map((n) => JSON.stringify(n)).join(', ')}; ` +
+      'values read from Secrets are never written to status',
+  }
+}
+
+/** Watch keys of parameter sources; a source no API can serve (an invalid apiVersion) has nothing to watch. */
+export function sourceWatchKeys(sources: readonly SourceRef[]): string[] {
+  return sources.flatMap((s) => {
+    try {
+      return [collectionKey(s.apiVersion, s.kind, s.namespace)]
+    } catch {
+      return []
+    }
+  })
+}

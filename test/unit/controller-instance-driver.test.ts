@@ -1,0 +1,175 @@
+// The instance pass's driver (src/controller/instance.ts) with fakes for its
+// steps: the order they run in, where a pass stops, and that the record's one
+// status write ends every pass (or its failure is the pass's failure).
+
+import t from 'tap'
+import pino from 'pino'
+import type { Template } from '../../src/api/template.ts'
+import type { TemplateInstance } from '../../src/api/templateinstance.ts'
+import { FINALIZER_INSTANCE } from '../../src/api/names.ts'
+import { InstanceReconciler, type InstanceSteps } from '../../src/controller/instance.ts'
+import type { RenderPipeline } from '../../src/controller/pipeline.ts'
+import type { WatchRegistry } from '../../src/controller/registry.ts'
+import type { IgnoreCache } from '../../src/drift/ignore-cache.ts'
+import { compileIgnoreFields } from '../../src/fieldpath/compile.ts'
+import type { KubeClient } from '../../src/kube/client.ts'
+import { KubeApiError } from '../../src/kube/errors.ts'
+import type { ObjectClient } from '../../src/kube/objects.ts'
+
+const template: Template = {
+  metadata: { name: 'web', namespace: 'platform', uid: 't-uid', generation: 1 },
+  spec: { gotemplate: 'x', sync: { mode: 'revert' } },
+}
+
+function instance(status: TemplateInstance['status'] = {}): TemplateInstance {
+  return {
+    metadata: { name: 'app', namespace: 'team-a', uid: 'i-uid', generation: 1, resourceVersion: '5', finalizers: [FINALIZER_INSTANCE] },
+    spec: { templateRef: { name: 'web', namespace: 'platform' } },
+    status,
+  }
+}
+
+interface World {
+  readonly calls: string[]
+  readonly requests: string[]
+  readonly events: string[]
+  readonly released: string[]
+  reconciler: InstanceReconciler
+}
+
+function world(opts: { steps?: Partial<InstanceSteps>; inst?: TemplateInstance; template?: Template; writeFails?: unknown } = {}): World {
+  const calls: string[] = []
+  const requests: string[] = []
+  const events: string[] = []
+  const released: string[] = []
+  const inst = opts.inst ?? instance()
+  const client = {
+    async request(method: string, path: string) {
+      requests.push(`${method} ${path}`)
+      if (opts.writeFails !== undefined && path.endsWith('/status')) throw opts.writeFails
+      return { metadata: { resourceVersion: String(6 + requests.length) }, status: {} }
+    },
+  } as unknown as KubeClient
+  const registry = (name: string) =>
+    ({
+      setOwnerKeys: (owner: string, keys: Iterable<string>) => calls.push(`${name}.own ${owner} ${[...keys].join(',')}`),
+      release: (owner: string) => released.push(`${name} ${owner}`),
+      get: () => undefined,
+      state: (key: string) => ({ key, synced: true }),
+      retryFailed: () => {},
+    }) as unknown as WatchRegistry
+  // Each fake step records its name, then does what the real one would report.
+  const step = <K extends keyof InstanceSteps>(name: K, impl: InstanceSteps[K]): InstanceSteps[K] =>
+    ((...args: never[]) => {
+      calls.push(name)
+      return (impl as (...a: never[]) => unknown)(...args)
+    }) as InstanceSteps[K]
+  const steps: InstanceSteps = {
+    resolveTemplate: step('resolveTemplate', (i, get) => {
+      const found = get(i.spec.templateRef.namespace, i.spec.templateRef.name)
+      return found
+        ? { template: found, condition: { type: 'TemplateResolved', status: 'True', reason: 'Success' } }
+        : { condition: { type: 'TemplateResolved', status: 'False', reason: 'TemplateNotFound' } }
+    }),
+    syncFrozen: step('syncFrozen', async () => {}),
+    renderObjects: step('renderObjects', async () => ({
+      ok: true,
+      objects: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'team-a' } }],
+      values: {},
+    })),
+    recordKinds: step('recordKinds', async () => ['v1/ConfigMap']),
+    syncObjects: step('syncObjects', async () => ({ applied: true, clean: true })),
+    refreshOutputs: step('refreshOutputs', async () => {}),
+    setSynced: step('setSynced', () => false),
+  }
+  for (const [name, impl] of Object.entries(opts.steps ?? {}))
+    Object.assign(steps, { [name]: step(name as keyof InstanceSteps, impl as never) })
+  const reconciler = new InstanceReconciler({
+    client,
+    objects: {} as ObjectClient,
+    getTemplate: (ns, name) => {
+      const t = opts.template === undefined ? template : opts.template
+      return t.metadata?.namespace === ns && t.metadata.name === name ? t : undefined
+    },
+    getInstance: (ns, name) => (ns === 'team-a' && name === 'app' ? inst : undefined),
+    getNamespaceLabels: () => ({}),
+    drift: registry('drift'),
+    sources: registry('sources'),
+    conflicts: registry('conflicts'),
+    pipeline: { checkTargetNamespace: () => ({ allowed: true }), stamp: (o: unknown) => o } as unknown as RenderPipeline,
+    ignore: { enforced: () => ({ ignore: compileIgnoreFields([]) }) } as unknown as IgnoreCache,
+    events: { normal: (_o, r) => events.push(r), warning: (_o, r) => events.push(r) },
+    log: pino({ level: 'silent' }),
+    now: () => new Date('2026-01-01T00:00:00Z'),
+    steps,
+  })
+  return { calls, requests, events, released, reconciler }
+}
+
+const names = (calls: readonly string[]): string[] => calls.filter((c) => !c.includes(' '))
+const statusWrites = (requests: readonly string[]): number => requests.filter((r) => r.startsWith('PATCH') && r.endsWith('/status')).length
+
+t.test('a pass runs its steps in order and writes the status once, at the end', async (t) => {
+  const w = world()
+  t.same(await w.reconciler.reconcile('team-a', 'app'), {})
+  t.same(names(w.calls), ['resolveTemplate', 'renderObjects', 'recordKinds', 'syncObjects', 'refreshOutputs', 'setSynced'])
+  t.ok(w.calls.includes('drift.own team-a/app v1/ConfigMap'), 'revert holds the drift watches of what it tracks')
+  t.equal(statusWrites(w.requests), 1)
+  t.equal(w.requests.length, 1, 'no other request')
+})
+
+t.test('a failed render ends the pass before anything is recorded or applied, and comes back when it asks', async (t) => {
+  const w = world({ steps: { renderObjects: async () => ({ ok: false, result: { requeueAfterMs: 60_000 } }) } })
+  t.same(await w.reconciler.reconcile('team-a', 'app'), { requeueAfterMs: 60_000 })
+  t.same(names(w.calls), ['resolveTemplate', 'renderObjects'])
+  t.equal(statusWrites(w.requests), 1, 'the failure is reported')
+})
+
+t.test('a gate that rejects ends the pass before outputs and Synced', async (t) => {
+  const w = world({ steps: { syncObjects: async () => ({ applied: false }) } })
+  t.same(await w.reconciler.reconcile('team-a', 'app'), {})
+  t.same(names(w.calls), ['resolveTemplate', 'renderObjects', 'recordKinds', 'syncObjects'])
+  t.equal(statusWrites(w.requests), 1)
+})
+
+t.test('a missing Template releases the watches, renders nothing and looks again later', async (t) => {
+  const w = world({ template: { ...template, metadata: { ...template.metadata, name: 'other' } } })
+  t.same(await w.reconciler.reconcile('team-a', 'app'), { requeueAfterMs: 30_000 })
+  t.same(names(w.calls), ['resolveTemplate'])
+  t.same(w.released, ['drift team-a/app', 'sources team-a/app', 'conflicts team-a/app'])
+  t.equal(statusWrites(w.requests), 1)
+})
+
+t.test('a frozen instance only maintains what it has: no render', async (t) => {
+  const off: Template = { ...template, spec: { gotemplate: 'x', sync: { mode: 'off' } } }
+  const w = world({ template: off, inst: instance({ firstAppliedAt: '2025-12-31T00:00:00Z' }) })
+  await w.reconciler.reconcile('team-a', 'app')
+  t.same(names(w.calls), ['resolveTemplate', 'syncFrozen'])
+  t.same(w.released, ['drift team-a/app', 'sources team-a/app', 'conflicts team-a/app'])
+})
+
+t.test("a status write that fails is the pass's failure, and the pass's Events are still recorded", async (t) => {
+  const conflict = new KubeApiError('PATCH', '/status', 409, 'Conflict', 'the object has been modified')
+  const w = world({
+    writeFails: conflict,
+    steps: {
+      syncObjects: async (_d, _i, _deps, _m, record) => {
+        record.changes.push({ action: 'created', ref: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'team-a', name: 'c' } })
+        return { applied: true, clean: true }
+      },
+    },
+  })
+  await t.rejects(w.reconciler.reconcile('team-a', 'app'), conflict)
+  t.same(w.events, ['Created'])
+})
+
+t.test('the first pass that applied nothing still adds the finalizer, in the same patch as the kinds', async (t) => {
+  const bare = instance()
+  bare.metadata = { ...bare.metadata, finalizers: [] }
+  const w = world({ inst: bare, steps: { renderObjects: async () => ({ ok: false }) } })
+  await w.reconciler.reconcile('team-a', 'app')
+  t.same(
+    w.requests.map((r) => r.split(' ')[0] + (r.endsWith('/status') ? ' status' : ' object')),
+    ['PATCH object', 'PATCH status'],
+  )
+})
