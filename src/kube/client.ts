@@ -70,6 +70,11 @@ export const CONTENT_APPLY = 'application/apply-patch+yaml'
 export const CONTENT_MERGE = 'application/merge-patch+json'
 export const CONTENT_JSON_PATCH = 'application/json-patch+json'
 
+/** A request body as sent: strings as they are, anything else as JSON. */
+function bodyBytes(body: unknown): Buffer {
+  return Buffer.from(typeof body === 'string' ? body : JSON.stringify(body), 'utf8')
+}
+
 export class KubeClient {
   readonly server: string
   readonly kubeConfig: ClusterConfig
@@ -135,7 +140,13 @@ export class KubeClient {
       headers['Impersonate-User'] = this.impersonate.user
       if (this.impersonate.groups?.length) headers['Impersonate-Group'] = [...this.impersonate.groups]
     }
-    if (init.body !== undefined) headers['Content-Type'] = init.contentType ?? 'application/json'
+    if (init.body !== undefined) {
+      headers['Content-Type'] = init.contentType ?? 'application/json'
+      // A length, not chunks: kube-apiserver (Go's net/http) may answer a DELETE
+      // before reading a chunked body, and the next request on that connection
+      // then fails with a bare "400 Bad Request".
+      headers['Content-Length'] = String(bodyBytes(init.body).length)
+    }
     opts.headers = headers
     opts.agent = this.agents[init.lane ?? 'work']
     opts.hostname = url.hostname
@@ -178,8 +189,8 @@ export class KubeClient {
           req.on('error', reject)
           if (init.timeoutMs)
             req.setTimeout(init.timeoutMs, () => req.destroy(new Error(`${method} ${path}: timed out after ${init.timeoutMs} ms`)))
-          if (init.body !== undefined) req.write(typeof init.body === 'string' ? init.body : JSON.stringify(init.body))
-          req.end()
+          if (init.body !== undefined) req.end(bodyBytes(init.body))
+          else req.end()
         }),
     )
   }
