@@ -72,6 +72,10 @@ export function decide(req: AdmissionRequest, lookups: AdmissionLookups, config:
   const owned = resolveOwnership(facts, handling, target)
   if (isDecision(owned)) return owned
 
+  return { ...judgeByMode(facts, owned, target), mode: owned.mode }
+}
+
+function judgeByMode(facts: RequestFacts, owned: Owned, target: string): Decision {
   switch (owned.mode) {
     case 'off':
       return allow('SyncOff', allowMessage('SyncOff', target, owned.owner, owned.template), { owner: owned.owner })

@@ -3,6 +3,7 @@
 // by reason, logs print it. The reason says which rule decided.
 
 import type { KubeObject } from '../api/meta.ts'
+import type { SyncMode } from '../api/names.ts'
 import type { Template } from '../api/template.ts'
 import type { TemplateInstance } from '../api/templateinstance.ts'
 import type { CompiledIgnore } from '../fieldpath/compile.ts'
@@ -82,6 +83,8 @@ interface DecisionFields {
   readonly morePaths?: boolean
   /** "<namespace>/<name>" of the owning TemplateInstance, once known. */
   readonly owner?: string
+  /** The sync mode the object was judged under, once its Template is known (metrics count by it). */
+  readonly mode?: SyncMode
 }
 
 export type Decision =

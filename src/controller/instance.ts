@@ -103,8 +103,13 @@ export class InstanceReconciler {
       return result
     }
     const memory = this.mem(key, inst.metadata.uid)
-    const { client, events, log } = this.deps
-    const record = new InstanceRecord({ client, events, log, fight: this.fight }, inst, memory.record, this.deps.now())
+    const { client, events, log, metrics } = this.deps
+    const record = new InstanceRecord(
+      { client, events, log, fight: this.fight, ...(metrics ? { metrics } : {}) },
+      inst,
+      memory.record,
+      this.deps.now(),
+    )
     try {
       return await this.pass(key, inst, memory, record)
     } catch (e) {

@@ -23,7 +23,7 @@ import type { KubeObject } from '../api/meta.ts'
 import type { Reflector } from '../kube/reflector.ts'
 import { PRIORITY, WorkQueue } from './queue.ts'
 import { runWorkers } from './workers.ts'
-import { createReconcileMetrics } from './metrics.ts'
+import { createChangeMetrics, createReconcileMetrics } from './metrics.ts'
 import { logTo } from '../telemetry/log.ts'
 import { MetricsRegistry } from '../telemetry/metrics.ts'
 import type { WatchRegistry } from './registry.ts'
@@ -158,6 +158,7 @@ export class Manager {
       log,
       now,
       components,
+      metrics: createChangeMetrics(this.registry, components),
       ...(opts.instanceOptions ? { options: opts.instanceOptions } : {}),
     })
     this.templateReconciler = new TemplateReconciler({

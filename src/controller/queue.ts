@@ -373,6 +373,9 @@ export class WorkQueue<K extends string> {
     this.m = instruments(reg)
     this.labels = { name: this.name }
     this.m.depth.set(this.labels, 0)
+    // Counters exist from the start, at 0, so a rate over them exists before the first add or retry.
+    this.m.adds.inc(this.labels, 0)
+    this.m.retries.inc(this.labels, 0)
     this.unregisterCollector = reg.onCollect(() => this.updateInFlightGauges())
   }
 

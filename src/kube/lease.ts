@@ -132,6 +132,8 @@ type Attempt = { kind: 'held' } | { kind: 'busy'; holder: string } | { kind: 'co
 
 export class LeaderElector {
   readonly identity: string
+  /** Running totals of this process's renewals while leading: held on, or failed to (metrics read them). */
+  readonly renewals: { success: number; failure: number } = { success: 0, failure: 0 }
   private readonly client: Pick<KubeClient, 'request'>
   private readonly path: string
   private readonly leaseSeconds: number
@@ -190,6 +192,11 @@ export class LeaderElector {
   /** Holder of the Lease as last observed ('' when free or unknown). */
   observedLeader(): string {
     return this.reportedLeader
+  }
+
+  /** spec.leaseTransitions of the Lease as last read or written; undefined before the first read. */
+  observedTransitions(): number | undefined {
+    return this.lease?.spec?.leaseTransitions
   }
 
   /**
@@ -275,10 +282,12 @@ export class LeaderElector {
       // Not aborted by stop: a renewal in flight completes, then the Lease is released.
       const r = await this.tryAcquireOrRenew(deadline, undefined)
       if (r.kind === 'held') {
+        this.renewals.success++
         lastRenew = start
         lastOk = true
         continue
       }
+      this.renewals.failure++
       if (r.kind === 'busy') {
         why = `the lease is now held by ${r.holder}`
         break

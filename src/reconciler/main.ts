@@ -16,6 +16,7 @@ import { buildHealthApp } from '../telemetry/health.ts'
 import { logTo } from '../telemetry/log.ts'
 import { createProcessRegistry } from '../telemetry/metrics.ts'
 import { createRenderPipeline, createTemplateValidator } from './wiring.ts'
+import { observeReconciler } from './metrics.ts'
 import { createHelmSupport } from './helm.ts'
 import { COMPONENT_FLAGS, type ComponentTable, componentTableFrom } from '../api/writers.ts'
 
@@ -141,6 +142,10 @@ export interface RunReconcilerOptions {
   env: Readonly<Record<string, string | undefined>>
   handleSignals?: boolean
   log?: Logger
+  /** Stops the reconciler like SIGTERM does (tests that run it in-process). */
+  signal?: AbortSignal
+  /** Called once the health and metrics listener is up, with its http:// URL. */
+  onListening?: (healthUrl: string) => void
 }
 
 /** Runs until a signal stops it or the lease is lost; resolves with the exit code. */
@@ -159,18 +164,6 @@ export async function runReconciler(options: RunReconcilerOptions): Promise<numb
     ? KubeClient.fromFile(config.kubeconfig, 'template-sync-reconciler')
     : KubeClient.fromDefault('template-sync-reconciler')
   const registry = createProcessRegistry()
-  const requests = registry.counter({
-    name: 'template_sync_kube_requests_total',
-    help: 'Kubernetes API requests made by the reconciler, by verb (dry-runs and watches apart)',
-    labelNames: ['verb'],
-  })
-  const seen: Record<string, number> = {}
-  registry.onCollect(() => {
-    for (const [verb, n] of Object.entries(client.counter.byVerb)) {
-      requests.inc({ verb }, n - (seen[verb] ?? 0))
-      seen[verb] = n
-    }
-  })
   const identity = `${options.env.POD_NAME ?? hostname()}-${Math.random().toString(36).slice(2, 8)}`
   const recorder = new EventRecorder({
     client,
@@ -193,7 +186,8 @@ export async function runReconciler(options: RunReconcilerOptions): Promise<numb
       return manager?.ready() ? { ready: true, reasons: [] } : { ready: false, reasons: ['caches not synced'] }
     },
   })
-  await health.listen({ host: config.healthHost, port: config.healthPort })
+  const healthUrl = await health.listen({ host: config.healthHost, port: config.healthPort })
+  options.onListening?.(healthUrl)
 
   let exitCode = 0
   const elector = new LeaderElector({
@@ -239,6 +233,12 @@ export async function runReconciler(options: RunReconcilerOptions): Promise<numb
       onNewLeader: (id) => log.info({ leader: id }, 'leader observed'),
     },
   })
+  const unobserve = observeReconciler(registry, {
+    leaseName: config.leaseName,
+    elector,
+    requests: client.counter,
+    manager: () => (leading ? manager : undefined),
+  })
 
   const done = new Promise<void>((resolve) => {
     const stop = (sig: string): void => {
@@ -251,6 +251,8 @@ export async function runReconciler(options: RunReconcilerOptions): Promise<numb
       process.once('SIGTERM', () => stop('SIGTERM'))
       process.once('SIGINT', () => stop('SIGINT'))
     }
+    if (options.signal?.aborted) stop('abort')
+    else options.signal?.addEventListener('abort', () => stop('abort'), { once: true })
     void elector.run().then(
       () => resolve(),
       (e: unknown) => {
@@ -261,6 +263,7 @@ export async function runReconciler(options: RunReconcilerOptions): Promise<numb
     )
   })
   await done
+  unobserve()
   await recorder.flush()
   await helm.close()
   await health.close()

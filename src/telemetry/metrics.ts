@@ -159,6 +159,36 @@ export class MetricsRegistry {
   }
 }
 
+/** What a bounded label reports for every value past its limit. */
+export const OTHER_LABEL_VALUE = '_other'
+
+/** How many namespaces a namespace label names before the rest report as OTHER_LABEL_VALUE. */
+export const NAMESPACE_LABEL_LIMIT = 200
+
+/**
+ * Values of a label that come from the cluster (namespaces): the first `limit`
+ * distinct values are reported as they are and every later one as
+ * OTHER_LABEL_VALUE, so that no cluster can grow a metric's series without
+ * bound. Which values are kept is first come, first kept, per process.
+ */
+export class BoundedLabelValues {
+  readonly limit: number
+  readonly #kept = new Set<string>()
+
+  constructor(limit: number = NAMESPACE_LABEL_LIMIT) {
+    if (!(Number.isInteger(limit) && limit >= 0)) throw new RangeError(`label value limit must be a whole number >= 0, got ${limit}`)
+    this.limit = limit
+  }
+
+  /** The label value to report for value. */
+  of(value: string): string {
+    if (this.#kept.has(value)) return value
+    if (this.#kept.size >= this.limit) return OTHER_LABEL_VALUE
+    this.#kept.add(value)
+    return value
+  }
+}
+
 /** The registry a process serves on /metrics: its own metrics plus prom-client's process and Node.js metrics. */
 export function createProcessRegistry(): MetricsRegistry {
   return new MetricsRegistry({ processMetrics: true })

@@ -216,13 +216,23 @@ const validateRoute: FastifyPluginAsync<RouteOptions> = async (app, { deps, body
     const review = toResponse(req.uid, decision)
     const elapsedMs = performance.now() - started
     const result = resultOf(decision)
-    metrics.decisions.inc({ result, reason: decision.reason, operation: req.operation })
+    metrics.decisions.inc({ result, reason: decision.reason, operation: req.operation, mode: decision.mode ?? 'none' })
+    if (!decision.allowed) {
+      const namespace = metrics.instanceNamespaces.of(namespaceOf(decision.owner) ?? req.namespace ?? '')
+      metrics.denials.inc({ instance_namespace: namespace, reason: decision.reason })
+    }
     metrics.duration.observe({ result }, elapsedMs / 1000)
     const length = Number(request.headers['content-length'])
     if (Number.isFinite(length)) metrics.bodyBytes.observe(length)
     logDecision(request.log, req, decision, elapsedMs)
     return review
   })
+}
+
+/** The namespace part of "<namespace>/<name>". */
+function namespaceOf(ref: string | undefined): string | undefined {
+  const slash = ref?.indexOf('/') ?? -1
+  return ref !== undefined && slash > 0 ? ref.slice(0, slash) : undefined
 }
 
 /** The default budget: room for two of the largest bodies, with 8 MiB kept for small ones. */

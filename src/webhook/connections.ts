@@ -3,6 +3,7 @@
 // here: names checked on client certificates, and the deadline for the first
 // request after a handshake.
 
+import type { ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { TLSSocket, Server as TlsServer } from 'node:tls'
 import type { FastifyInstance } from 'fastify'
@@ -43,7 +44,10 @@ export function guardConnections(app: FastifyInstance, opts: ConnectionGuardOpti
   const now = opts.now ?? (() => performance.now())
   const { metrics } = opts
   const max = opts.maxConnections
-  if (max !== undefined) server.maxConnections = max
+  if (max !== undefined) {
+    server.maxConnections = max
+    metrics.maxConnections.set(max)
+  }
   // Node drops a connection beyond the cap before any TLS work, when the ledger could not make room in time.
   server.on('drop', () => metrics.rejected.inc({ code: '0', cause: 'TooManyConnections' }))
   const ledger = new ConnectionLedger(max === undefined ? UNBOUNDED : policyFor(max))
@@ -76,7 +80,9 @@ export function guardConnections(app: FastifyInstance, opts: ConnectionGuardOpti
     }
     if (socket.destroyed) return
     open.set(id, socket)
+    metrics.connections.inc()
     socket.once('close', () => {
+      metrics.connections.dec()
       if (open.get(id) === socket) open.delete(id)
       ledger.forget(id)
     })
@@ -112,7 +118,9 @@ export function guardConnections(app: FastifyInstance, opts: ConnectionGuardOpti
     server.on('connection', established)
   }
 
-  app.server.on('request', (req: { socket: Socket }) => {
+  app.server.on('request', (req: { socket: Socket }, res: ServerResponse) => {
+    metrics.inflight.inc()
+    res.once('close', () => metrics.inflight.dec())
     const socket = req.socket
     ledger.requestStarted(idOf(socket), now())
     const timer = waiting.get(socket)

@@ -2,20 +2,19 @@
 // (src/telemetry/metrics.ts). Built by the composition root and passed down;
 // nothing here is created at import time.
 
-import { type Counter, type Gauge, type Histogram, MetricsRegistry } from '../telemetry/metrics.ts'
+import { type ObservedCache, observeCacheState } from '../telemetry/caches.ts'
+import { BoundedLabelValues, type Counter, type Gauge, type Histogram, MetricsRegistry } from '../telemetry/metrics.ts'
 
-/** What a cache exposes to metrics: the Reflector has all of these. */
-export interface ObservedCache {
-  readonly name: string
-  hasSynced(): boolean
-  size(): number
-  readonly recoveries: Readonly<Record<string, number>>
-}
+export type { ObservedCache }
 
 export interface WebhookMetrics {
   readonly registry: MetricsRegistry
-  /** Admission decisions by result (allow, warn, deny), reason and operation. */
-  readonly decisions: Counter<'result' | 'reason' | 'operation'>
+  /** Admission decisions by result (allow, warn, deny), reason, operation and the sync mode judged under (none before one is known). */
+  readonly decisions: Counter<'result' | 'reason' | 'operation' | 'mode'>
+  /** Denials by the namespace of the owning TemplateInstance (bounded, see instanceNamespaces) and reason. */
+  readonly denials: Counter<'instance_namespace' | 'reason'>
+  /** The values `instance_namespace` may take: the first NAMESPACE_LABEL_LIMIT namespaces, then "_other". */
+  readonly instanceNamespaces: BoundedLabelValues
   /** Envelope check plus decision for one review, by result. */
   readonly duration: Histogram<'result'>
   /** Size of judged review bodies: how close real traffic comes to the body limit. */
@@ -30,6 +29,14 @@ export interface WebhookMetrics {
   readonly reflectorRecoveries: Counter<'cache' | 'kind'>
   readonly ignoreCompileErrors: Counter<never>
   readonly ready: Gauge<never>
+  /** HTTP requests on the admission listener that have not been answered yet. */
+  readonly inflight: Gauge<never>
+  /** Open connections to the admission listener, and the most it keeps open. */
+  readonly connections: Gauge<never>
+  readonly maxConnections: Gauge<never>
+  /** Bytes of request bodies held while they arrive, and the most that may be held (docs/webhook-limits.md). */
+  readonly bodyBudgetUsed: Gauge<never>
+  readonly bodyBudgetCapacity: Gauge<never>
 }
 
 const PREFIX = 'template_sync_webhook'
@@ -50,9 +57,15 @@ export function createWebhookMetrics(registry: MetricsRegistry = new MetricsRegi
     registry,
     decisions: registry.counter({
       name: `${PREFIX}_decisions_total`,
-      help: 'Admission decisions by result (allow, warn, deny), reason and operation.',
-      labelNames: ['result', 'reason', 'operation'],
+      help: 'Admission decisions by result (allow, warn, deny), reason, operation and sync mode (none before the Template is known).',
+      labelNames: ['result', 'reason', 'operation', 'mode'],
     }),
+    denials: registry.counter({
+      name: `${PREFIX}_denials_total`,
+      help: 'Denied admission requests by the namespace of the owning TemplateInstance and reason.',
+      labelNames: ['instance_namespace', 'reason'],
+    }),
+    instanceNamespaces: new BoundedLabelValues(),
     duration: registry.histogram({
       name: `${PREFIX}_decision_duration_seconds`,
       help: 'Time to check the envelope of one admission review and decide it, by result.',
@@ -94,25 +107,33 @@ export function createWebhookMetrics(registry: MetricsRegistry = new MetricsRegi
       help: 'Template generations whose sync.ignoreFields did not compile (nothing is then exempt).',
     }),
     ready: registry.gauge({ name: `${PREFIX}_ready`, help: '1 while the webhook reports ready.' }),
+    inflight: registry.gauge({ name: `${PREFIX}_inflight_requests`, help: 'Requests to the admission listener not answered yet.' }),
+    connections: registry.gauge({ name: `${PREFIX}_open_connections`, help: 'Open connections to the admission listener.' }),
+    maxConnections: registry.gauge({
+      name: `${PREFIX}_max_connections`,
+      help: 'Most connections the admission listener keeps open; more are dropped.',
+    }),
+    bodyBudgetUsed: registry.gauge({
+      name: `${PREFIX}_body_budget_used_bytes`,
+      help: 'Bytes of admission review bodies held while they arrive.',
+    }),
+    bodyBudgetCapacity: registry.gauge({
+      name: `${PREFIX}_body_budget_capacity_bytes`,
+      help: 'Most bytes of review bodies held at once; a body past it is answered 503.',
+    }),
   }
+  // The answers an alert on failing admission looks for exist from the start, at 0.
+  for (const [code, cause] of [
+    ['500', 'Internal'],
+    ['503', 'NotReady'],
+    ['503', 'Busy'],
+  ] as const)
+    m.rejected.inc({ code, cause }, 0)
   return m
 }
 
 /** Mirrors cache state into the metrics at scrape time; returns the unregister function. */
 export function observeCaches(metrics: WebhookMetrics, caches: readonly ObservedCache[]): () => void {
-  // Reflectors keep running totals; the counter advances by what is new since the last scrape.
-  const seen = new Map<string, number>()
-  return metrics.registry.onCollect(() => {
-    for (const c of caches) {
-      metrics.cacheSynced.set({ cache: c.name }, c.hasSynced() ? 1 : 0)
-      metrics.cacheObjects.set({ cache: c.name }, c.size())
-      for (const [kind, total] of Object.entries(c.recoveries)) {
-        const key = `${c.name}\u0000${kind}`
-        const delta = total - (seen.get(key) ?? 0)
-        if (delta > 0) metrics.reflectorRecoveries.inc({ cache: c.name, kind }, delta)
-        else if (!seen.has(key)) metrics.reflectorRecoveries.inc({ cache: c.name, kind }, 0)
-        seen.set(key, total)
-      }
-    }
-  })
+  const instruments = { synced: metrics.cacheSynced, objects: metrics.cacheObjects, recoveries: metrics.reflectorRecoveries }
+  return observeCacheState(metrics.registry, instruments, () => caches.map((c) => [c.name, c] as const))
 }

@@ -137,6 +137,9 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
       "V8's heap limit is above the container's memory limit: the kernel, not V8, will stop a runaway heap (set --max-old-space-size)",
     )
   }
+  const budget = new MemoryBudget({ capacity: sizing.budgetBytes, smallBytes: SMALL_BODY_BYTES, reservedForSmall: sizing.reservedForSmall })
+  metrics.bodyBudgetCapacity.set(budget.capacity)
+  const unobserveBudget = metrics.registry.onCollect(() => metrics.bodyBudgetUsed.set(budget.used))
   const app = buildWebhookApp({
     lookups: caches.lookups,
     config: opts.config,
@@ -146,7 +149,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     isDraining: () => shuttingDown,
     tls: { key: initial.key, cert: initial.cert },
     bodyLimit,
-    budget: new MemoryBudget({ capacity: sizing.budgetBytes, smallBytes: SMALL_BODY_BYTES, reservedForSmall: sizing.reservedForSmall }),
+    budget,
     maxConnections,
     maxParseBytes: parseAllowance(heapLimit),
     ...(opts.clientAuth !== undefined ? { clientAuth: opts.clientAuth } : {}),
@@ -187,6 +190,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     certs.close()
     unobserve()
     unregisterReady()
+    unobserveBudget()
     await Promise.allSettled([app.close(), health.close(), caches.stop()])
   }
   try {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the local control-plane binaries (kube-apiserver, kube-controller-manager,
-# kube-scheduler, etcd, kwok for simulated nodes, helm v3 and v4), the Go template oracle, the Helm engine program and the
-# test OCI registry from the committed tool modules.
+# kube-scheduler, etcd, kwok for simulated nodes, helm v3 and v4), the Go
+# template oracle, the Helm engine program, the test OCI registry and
+# Prometheus's promtool from the committed tool modules, and takes the
+# Prometheus Operator's CRDs from its module (monitoring-crds).
 # Each binary is rebuilt only when the go.sum of its module (and, for programs
 # of our own, their Go sources) changed since the last successful build (the
 # hash is stored next to the binary).
@@ -39,8 +41,29 @@ build() {
   echo "build: $name built in $((SECONDS - t0))s"
 }
 
+# fetch NAME MODULE_DIR MODULE FILE...
+# Copies FILEs of MODULE, as required by MODULE_DIR's go.mod and verified
+# against its go.sum, into $bin/NAME/.
+fetch() {
+  local name="$1" mod="$2" module="$3"
+  shift 3
+  local stamp="$bin/.$name.sum" want dir
+  want="$(cat "$here/$mod/go.sum" "$here/$mod/go.mod" | sha256sum | cut -d' ' -f1)"
+  if [[ -d "$bin/$name" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+    echo "build: $name up to date"
+    return
+  fi
+  dir="$(cd "$here/$mod" && go mod download "$module" && go list -m -f '{{.Dir}}' "$module")"
+  rm -rf "$bin/$name.tmp" && mkdir -p "$bin/$name.tmp"
+  for f in "$@"; do cp "$dir/$f" "$bin/$name.tmp/"; done
+  chmod -R u+w "$bin/$name.tmp"
+  rm -rf "$bin/$name" && mv "$bin/$name.tmp" "$bin/$name"
+  echo "$want" > "$stamp"
+  echo "build: $name taken from $module"
+}
+
 want_all=("$@")
-[[ ${#want_all[@]} -eq 0 ]] && want_all=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok helm helm4 helm-engine oci-registry gotemplate-oracle)
+[[ ${#want_all[@]} -eq 0 ]] && want_all=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok helm helm4 helm-engine oci-registry gotemplate-oracle promtool monitoring-crds)
 t_all=$SECONDS
 for w in "${want_all[@]}"; do
   case "$w" in
@@ -54,6 +77,14 @@ for w in "${want_all[@]}"; do
     helm-engine) build helm-engine helm ./engine "-s -w" engine ;;
     oci-registry) build oci-registry registry . "-s -w" . ;;
     gotemplate-oracle) [[ -f "$here/oracle/go.mod" ]] && build gotemplate-oracle oracle . "-s -w" ;;
+    # remove_all_sd leaves out the service-discovery plugins (cloud SDKs), half the build; rule checks and tests need none.
+    promtool) GOFLAGS="$GOFLAGS -tags=remove_all_sd" build promtool promtool github.com/prometheus/prometheus/cmd/promtool "-s -w -X github.com/prometheus/common/version.Version=3.16.0" ;;
+    monitoring-crds)
+      crd=example/prometheus-operator-crd
+      fetch monitoring-crds monitoring github.com/prometheus-operator/prometheus-operator \
+        "$crd/monitoring.coreos.com_servicemonitors.yaml" "$crd/monitoring.coreos.com_podmonitors.yaml" \
+        "$crd/monitoring.coreos.com_prometheusrules.yaml"
+      ;;
     *) echo "build: unknown target $w" >&2; exit 2 ;;
   esac
 done

@@ -5,33 +5,30 @@
 // and evaluates them.
 
 import t from 'tap'
-import { defaultBinDir } from '../../src/local/controlplane.ts'
 import { parseReconcilerConfig } from '../../src/reconciler/main.ts'
 import { parseWebhookConfig } from '../../src/webhook/config.ts'
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadAll } from 'js-yaml'
 import { adminClient, eventually, freshNamespace } from './helpers/cluster.ts'
+import {
+  binaryPath,
+  chartDir,
+  find,
+  type HelmResult,
+  helm,
+  KUBE_VERSION,
+  type Manifest,
+  render as renderWith,
+  valuesFile,
+} from './helpers/chart.ts'
 import { crdManifests } from '../../src/api/crds.ts'
 import { LABEL_INSTANCE_UID, LABEL_SYNC_MODE } from '../../src/api/names.ts'
 import { CONTENT_APPLY, CONTENT_MERGE, type KubeClient } from '../../src/kube/client.ts'
 import { RestMapper, resourcePath } from '../../src/kube/discovery.ts'
 import { KubeApiError } from '../../src/kube/errors.ts'
 
-const root = new URL('../../', import.meta.url).pathname
-const chartDir = join(root, 'charts/template-sync')
-const helmBin = join(defaultBinDir(), 'helm')
-const KUBE_VERSION = '1.37.2'
-const helmHome = mkdtempSync(join(tmpdir(), 'ts-helm-'))
-
-interface Manifest {
-  apiVersion: string
-  kind: string
-  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> }
-  [k: string]: unknown
-}
 interface Rule {
   apiGroups: string[]
   resources: string[]
@@ -70,61 +67,29 @@ interface PodSpec {
 }
 type Deployment = Manifest & { spec: { replicas: number; template: { spec: PodSpec } } }
 
-/** Waits for test/cluster/build.sh when another process is still building helm. */
-async function helmPath(): Promise<string> {
-  const deadline = Date.now() + 15 * 60_000
-  while (!existsSync(helmBin)) {
-    if (Date.now() > deadline) throw new Error(`${helmBin} missing: run test/cluster/build.sh`)
-    await new Promise((r) => setTimeout(r, 2_000))
-  }
-  return helmBin
-}
+const root = new URL('../../', import.meta.url).pathname
+const bin = await binaryPath('helm')
+const render = (values: object = {}, release = 'template-sync', namespace = 'template-sync'): Manifest[] =>
+  renderWith(bin, values, release, namespace)
 
-interface HelmResult {
-  status: number | null
-  stdout: string
-  stderr: string
-}
-
-function helm(bin: string, args: string[]): HelmResult {
-  const r = spawnSync(bin, args, {
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      HELM_CACHE_HOME: join(helmHome, 'cache'),
-      HELM_CONFIG_HOME: join(helmHome, 'config'),
-      HELM_DATA_HOME: join(helmHome, 'data'),
-    },
-    maxBuffer: 32 * 1024 * 1024,
-  })
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr }
-}
-
-let valuesSeq = 0
-function valuesFile(values: object): string {
-  const file = join(helmHome, `values-${valuesSeq++}.json`)
-  writeFileSync(file, JSON.stringify(values))
-  return file
-}
-
-const bin = await helmPath()
-
-function render(values: object = {}, release = 'template-sync', namespace = 'template-sync'): Manifest[] {
-  const r = helm(bin, ['template', release, chartDir, '--namespace', namespace, '--kube-version', KUBE_VERSION, '-f', valuesFile(values)])
-  if (r.status !== 0) throw new Error(`helm template failed: ${r.stderr}`)
-  return (loadAll(r.stdout) as (Manifest | null)[]).filter((m): m is Manifest => m !== null)
-}
-
-const find = <T extends Manifest = Manifest>(ms: Manifest[], kind: string, name: string): T => {
-  const m = ms.find((x) => x.kind === kind && x.metadata.name === name)
-  if (!m) throw new Error(`no ${kind} ${name} in ${ms.map((x) => `${x.kind}/${x.metadata.name}`).join(', ')}`)
-  return m as T
-}
 const rulesOf = (ms: Manifest[], kind: string, name: string): Rule[] => (find(ms, kind, name) as Manifest & { rules: Rule[] }).rules
 const webhooksOf = (ms: Manifest[]): WebhookEntry[] =>
   (find(ms, 'ValidatingWebhookConfiguration', 'template-sync') as Manifest & { webhooks: WebhookEntry[] }).webhooks
 const argValues = (args: readonly string[], flag: string): string[] => args.flatMap((a, i) => (a === flag ? [args[i + 1] ?? ''] : []))
 
+/** What docs/observability.md turns on, with the labels a kube-prometheus-stack install selects by. */
+const MONITORING = {
+  metrics: {
+    serviceMonitor: { enabled: true, labels: { release: 'kube-prometheus-stack' } },
+    prometheusRule: {
+      enabled: true,
+      labels: { release: 'kube-prometheus-stack' },
+      alertLabels: { team: 'platform' },
+      runbookUrl: 'https://runbooks.example.com/template-sync',
+    },
+    dashboard: { enabled: true, annotations: { grafana_folder: 'Platform' } },
+  },
+}
 const caBundle = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n').toString('base64')
 const valueSets: Record<string, object> = {
   default: {},
@@ -151,6 +116,8 @@ const valueSets: Record<string, object> = {
     },
     reconciler: { replicas: 1 },
   },
+  'monitoring: ServiceMonitor, alerts and dashboard': MONITORING,
+  'monitoring: PodMonitor and alerts': { metrics: { podMonitor: { enabled: true }, prometheusRule: { enabled: true } } },
 }
 
 t.test('helm lint passes for every value set', async (t) => {
@@ -194,23 +161,23 @@ t.test('values.schema.json rejects bad values', async (t) => {
     'pull policy': { image: { pullPolicy: 'Sometimes' } },
     'shell text in node options': { webhook: { nodeOptions: '--max-semi-space-size=8; rm -rf /' } },
     'shell text in reconciler node options': { reconciler: { nodeOptions: '--max-semi-space-size=16 && id' } },
+    'an error ratio above 1': { metrics: { prometheusRule: { thresholds: { reconcileErrorRatio: 2 } } } },
+    'a scrape interval that is no duration': { metrics: { serviceMonitor: { interval: 'often' } } },
+    'an unknown monitoring key': { metrics: { grafana: { enabled: true } } },
   }
+  const template = (values: object): HelmResult =>
+    helm(bin, ['template', 'template-sync', chartDir, '--kube-version', KUBE_VERSION, '-f', valuesFile(values)])
   for (const [name, values] of Object.entries(bad)) {
-    const r = helm(bin, ['template', 'template-sync', chartDir, '--kube-version', KUBE_VERSION, '-f', valuesFile(values)])
+    const r = template(values)
     t.not(r.status, 0, `${name} is rejected`)
     t.match(r.stderr, /values don't meet the specifications of the schema|schema/i, name)
   }
-  const r = helm(bin, [
-    'template',
-    'template-sync',
-    chartDir,
-    '--kube-version',
-    KUBE_VERSION,
-    '-f',
-    valuesFile({ webhook: { tls: { existingSecret: 'x' } } }),
-  ])
+  const r = template({ webhook: { tls: { existingSecret: 'x' } } })
   t.not(r.status, 0, 'an existing Secret without a CA bundle is refused')
   t.match(r.stderr, /needs webhook.caBundle/)
+  const both = template({ metrics: { serviceMonitor: { enabled: true }, podMonitor: { enabled: true } } })
+  t.not(both.status, 0, 'a ServiceMonitor and a PodMonitor together are refused')
+  t.match(both.stderr, /not both/)
 })
 
 t.test('default rendering: objects, names and security', async (t) => {
@@ -590,22 +557,14 @@ t.test('optional entries and the scale and pods policies', async (t) => {
   )
 })
 
+/** NOTES.txt as `helm install` prints it; --dry-run=client installs nothing, but helm still reads the server version and kinds. */
+function notes(values: object): string {
+  const r = helm(bin, ['install', 'template-sync', chartDir, '--namespace', 'template-sync', '--dry-run=client', '-f', valuesFile(values)])
+  if (r.status !== 0) throw new Error(r.stderr)
+  return r.stdout.slice(r.stdout.indexOf('NOTES:'))
+}
+
 t.test('NOTES.txt tells which certificate mode and entries are in use', async (t) => {
-  const notes = (values: object): string => {
-    // --dry-run=client renders NOTES without installing; helm still reads the server version.
-    const r = helm(bin, [
-      'install',
-      'template-sync',
-      chartDir,
-      '--namespace',
-      'template-sync',
-      '--dry-run=client',
-      '-f',
-      valuesFile(values),
-    ])
-    if (r.status !== 0) throw new Error(r.stderr)
-    return r.stdout.slice(r.stdout.indexOf('NOTES:'))
-  }
   const def = notes({})
   t.match(def, /Self-managed: the webhook keeps a CA and serving certificate in Secret template-sync-webhook-tls/)
   t.match(def, /strict\s+UPDATE\/DELETE .* failurePolicy Fail/)
@@ -844,4 +803,198 @@ t.test('the default rendering installs into the API server', async (t) => {
   t.pass('the reconciler updates a strict object without a webhook call')
 
   await cleanup()
+})
+
+// ---- monitoring (docs/observability.md) ---------------------------------------
+
+interface Relabeling {
+  sourceLabels?: string[]
+  targetLabel: string
+  replacement?: string
+}
+interface ScrapeEndpoint {
+  port: string
+  path: string
+  relabelings: Relabeling[]
+}
+interface AlertRule {
+  alert: string
+  expr: string
+  for?: string
+  labels: Record<string, string>
+  annotations: Record<string, string>
+}
+type PrometheusRule = Manifest & { spec: { groups: { name: string; rules: AlertRule[] }[] } }
+
+const jobRelabeling: Relabeling = {
+  sourceLabels: ['__meta_kubernetes_pod_label_app_kubernetes_io_component'],
+  targetLabel: 'job',
+  replacement: 'template-sync-$1',
+}
+
+t.test('monitoring: one scrape object reaches both processes on their health ports, as jobs <fullname>-<component>', async (t) => {
+  const ms = render(MONITORING)
+  const svc = find<
+    Manifest & { spec: { clusterIP: string; selector: Record<string, string>; ports: { name: string; targetPort: string }[] } }
+  >(ms, 'Service', 'template-sync-metrics')
+  t.equal(svc.spec.clusterIP, 'None', 'headless: every pod is a target')
+  t.strictSame(
+    svc.spec.ports.map((p) => [p.name, p.targetPort]),
+    [['metrics', 'health']],
+  )
+  for (const name of ['template-sync-webhook', 'template-sync-reconciler']) {
+    const pod = find<Deployment & { spec: { template: { metadata: { labels: Record<string, string> } } } }>(ms, 'Deployment', name).spec
+      .template
+    t.ok(
+      Object.entries(svc.spec.selector).every(([k, v]) => pod.metadata.labels[k] === v),
+      `the Service selects the pods of ${name}`,
+    )
+    t.ok(
+      pod.spec.containers[0]?.ports.some((p) => p.name === 'health'),
+      `${name} names its metrics port health`,
+    )
+  }
+  const sm = find<Manifest & { spec: { selector: { matchLabels: Record<string, string> }; endpoints: ScrapeEndpoint[] } }>(
+    ms,
+    'ServiceMonitor',
+    'template-sync',
+  )
+  t.equal(sm.metadata.labels?.release, 'kube-prometheus-stack', 'the labels Prometheus selects by')
+  t.ok(
+    Object.entries(sm.spec.selector.matchLabels).every(([k, v]) => svc.metadata.labels?.[k] === v),
+    'the ServiceMonitor selects the metrics Service',
+  )
+  t.notOk(
+    ms.some(
+      (m) =>
+        m.kind === 'Service' &&
+        m.metadata.name === 'template-sync-webhook' &&
+        m.metadata.labels?.['app.kubernetes.io/component'] === 'metrics',
+    ),
+    'and not the webhook Service',
+  )
+  t.match(sm.spec.endpoints, [{ port: 'metrics', path: '/metrics', relabelings: [jobRelabeling] }])
+  t.notOk(
+    ms.some((m) => m.kind === 'PodMonitor'),
+    'no PodMonitor beside it',
+  )
+
+  const pm = render(valueSets['monitoring: PodMonitor and alerts']!)
+  const podMonitor = find<
+    Manifest & { spec: { podMetricsEndpoints: ScrapeEndpoint[]; selector: { matchExpressions: { values: string[] }[] } } }
+  >(pm, 'PodMonitor', 'template-sync')
+  t.match(podMonitor.spec.podMetricsEndpoints, [{ port: 'health', path: '/metrics', relabelings: [jobRelabeling] }])
+  t.strictSame(podMonitor.spec.selector.matchExpressions[0]?.values, ['webhook', 'reconciler'])
+  t.notOk(
+    pm.some((m) => m.metadata.name === 'template-sync-metrics'),
+    'a PodMonitor needs no Service',
+  )
+})
+
+t.test('monitoring: the dashboard ConfigMap carries the dashboard file for the sidecar', async (t) => {
+  const cm = find<Manifest & { data: Record<string, string> }>(render(MONITORING), 'ConfigMap', 'template-sync-dashboard')
+  t.equal(cm.metadata.labels?.grafana_dashboard, '1')
+  t.equal(cm.metadata.annotations?.grafana_folder, 'Platform')
+  t.equal(cm.metadata.namespace, 'template-sync')
+  const file = readFileSync(join(chartDir, 'dashboards/template-sync.json'), 'utf8')
+  t.strictSame(JSON.parse(cm.data['template-sync.json'] ?? ''), JSON.parse(file), 'the dashboard file, unchanged')
+  const elsewhere = find(
+    render({ metrics: { dashboard: { enabled: true, namespace: 'grafana' } } }),
+    'ConfigMap',
+    'template-sync-dashboard',
+  )
+  t.equal(elsewhere.metadata.namespace, 'grafana', 'where the sidecar watches')
+})
+
+t.test('monitoring: the rendered PrometheusRule passes promtool check rules, and every alert has a runbook', async (t) => {
+  const promtool = await binaryPath('promtool')
+  const rule = find<PrometheusRule>(render(MONITORING), 'PrometheusRule', 'template-sync')
+  const file = valuesFile({ groups: rule.spec.groups })
+  const r = spawnSync(promtool, ['check', 'rules', '--lint=all', '--lint-fatal', file], { encoding: 'utf8' })
+  t.equal(r.status, 0, `promtool check rules: ${r.stdout}${r.stderr}`)
+  const rules = rule.spec.groups.flatMap((g) => g.rules)
+  t.match(r.stdout, `SUCCESS: ${rules.length} rules found`)
+  const broken = valuesFile({ groups: [{ name: 'x', rules: [{ alert: 'X', expr: 'sum(rate(x[5m])' }] }] })
+  t.not(spawnSync(promtool, ['check', 'rules', broken], { encoding: 'utf8' }).status, 0, 'promtool rejects a broken expression')
+
+  const runbooks = readFileSync(join(root, 'docs/observability.md'), 'utf8')
+  t.equal(rules.length, 12)
+  for (const a of rules) {
+    t.match(a.labels, { severity: /^(critical|warning)$/, team: 'platform' }, `${a.alert}: severity and the extra labels`)
+    t.ok(a.annotations.summary, `${a.alert}: summary`)
+    t.match(a.annotations.description, `Runbook: docs/observability.md#${a.alert.toLowerCase()}`)
+    t.equal(a.annotations.runbook_url, `https://runbooks.example.com/template-sync#${a.alert.toLowerCase()}`)
+    t.match(runbooks, new RegExp(`^### ${a.alert}$`, 'm'), `${a.alert} has a runbook section`)
+  }
+  const strictDown = rules.find((a) => a.alert === 'TemplateSyncWebhookDown')
+  t.equal(strictDown?.labels.severity, 'critical', 'the strict entry fails closed: a webhook outage pages')
+  t.match(strictDown?.expr, 'job="template-sync-webhook"', 'the job the monitors set')
+})
+
+const MONITORING_CRDS = ['servicemonitors', 'podmonitors', 'prometheusrules']
+
+/** The Prometheus Operator's CRDs from test/cluster/build.sh monitoring-crds, once per run of this file. */
+let monitoringCrds: Promise<void> | undefined
+function ensureMonitoringCrds(): Promise<void> {
+  monitoringCrds ??= (async () => {
+    const dir = await binaryPath('monitoring-crds')
+    for (const plural of MONITORING_CRDS) {
+      const crd = loadAll(readFileSync(join(dir, `monitoring.coreos.com_${plural}.yaml`), 'utf8'))[0] as Manifest
+      await admin.request('PATCH', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`, {
+        body: crd,
+        contentType: CONTENT_APPLY,
+        query: { fieldManager: 'template-sync-chart-test', force: true },
+      })
+    }
+    await eventually('monitoring.coreos.com served', async () => {
+      const list = await admin.getOrUndefined<{ resources: { name: string }[] }>('/apis/monitoring.coreos.com/v1')
+      return MONITORING_CRDS.every((p) => list?.resources.some((r) => r.name === p)) ? true : undefined
+    })
+  })()
+  return monitoringCrds
+}
+t.teardown(async () => {
+  if (monitoringCrds === undefined) return
+  for (const plural of MONITORING_CRDS)
+    await admin.request('DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${plural}.monitoring.coreos.com`).catch(() => {})
+})
+
+t.test("monitoring: the objects pass the API server's validation against the Prometheus Operator's CRDs", async (t) => {
+  await ensureMonitoringCrds()
+  const ns = await freshNamespace(t, admin, 'chart-mon')
+  const mapper = new RestMapper(admin)
+  const monitoring = (ms: Manifest[]): Manifest[] =>
+    ms.filter(
+      (m) => m.apiVersion === 'monitoring.coreos.com/v1' || m.metadata.name.endsWith('-metrics') || m.metadata.name.endsWith('-dashboard'),
+    )
+  const objects = [
+    ...monitoring(render(MONITORING, 'tsmon', ns)),
+    ...monitoring(render(valueSets['monitoring: PodMonitor and alerts']!, 'tsmon', ns)).filter((m) => m.kind === 'PodMonitor'),
+  ]
+  t.strictSame(objects.map((m) => m.kind).sort(), ['ConfigMap', 'PodMonitor', 'PrometheusRule', 'Service', 'ServiceMonitor'])
+  for (const m of objects) {
+    const path = resourcePath(await mapper.mapping(m.apiVersion, m.kind), ns)
+    await t.resolves(
+      admin.request('POST', path, { body: m, query: { dryRun: 'All', fieldValidation: 'Strict' } }),
+      `dry-run ${m.kind}/${m.metadata.name}`,
+    )
+  }
+  const bad = structuredClone(objects.find((m) => m.kind === 'ServiceMonitor')) as Manifest & { spec: { endpoints: { scheme: string }[] } }
+  if (bad.spec.endpoints[0]) bad.spec.endpoints[0].scheme = 'gopher'
+  await t.rejects(
+    admin.request('POST', resourcePath(await mapper.mapping(bad.apiVersion, bad.kind), ns), { body: bad, query: { dryRun: 'All' } }),
+    'the CRD schema is enforced',
+  )
+})
+
+t.test('NOTES.txt says what monitoring is on and how to turn it on', async (t) => {
+  await ensureMonitoringCrds()
+  const off = notes({})
+  t.match(off, /Monitoring \(docs\/observability\.md\): off/)
+  t.match(off, /--set metrics\.serviceMonitor\.enabled=true,metrics\.prometheusRule\.enabled=true,metrics\.dashboard\.enabled=true/)
+  const on = notes(MONITORING)
+  t.match(on, /ServiceMonitor template-sync scrapes jobs template-sync-webhook and template-sync-reconciler/)
+  t.match(on, /PrometheusRule template-sync: 12 alerts/)
+  t.match(on, /ConfigMap template-sync-dashboard in namespace template-sync/)
+  t.notMatch(on, /--set metrics\./, 'nothing left to turn on')
 })

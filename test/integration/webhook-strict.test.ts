@@ -554,7 +554,10 @@ t.test('health, readiness and metrics', async (t) => {
   t.equal((await get('/readyz')).status, 200, 'ready once the caches synced')
   const m = await get('/metrics')
   t.match(m.type, 'text/plain; version=0.0.4')
-  t.match(m.text, /template_sync_webhook_decisions_total\{result="deny",reason="ProtectedFieldChanged",operation="UPDATE"\} \d+/)
+  t.match(
+    m.text,
+    /template_sync_webhook_decisions_total\{result="deny",reason="ProtectedFieldChanged",operation="UPDATE",mode="strict"\} \d+/,
+  )
   t.match(m.text, /template_sync_webhook_cache_synced\{cache="templateinstances"\} 1/)
   t.match(m.text, /template_sync_webhook_cache_objects\{cache="namespaces"\} \d+/)
   t.match(m.text, /template_sync_webhook_cert_reloads_total\{result="loaded"\} [1-9]/)

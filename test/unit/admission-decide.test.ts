@@ -607,6 +607,20 @@ t.test('a dry-run request is judged like a real one', async (t) => {
   t.equal(dryDelete.allowed, false)
 })
 
+// ---- the sync mode a decision was made under ------------------------------------------
+
+t.test('a decision names the sync mode of the Template it was judged by, and none before one is known', async (t) => {
+  const rows: { name: string; req: AdmissionRequest; world?: World; mode: SyncMode | undefined }[] = [
+    { name: 'strict denial', req: update(changeData), mode: 'strict' },
+    { name: 'strict, nothing guarded changed', req: update((o) => (o.status = { phase: 'x' })), mode: 'strict' },
+    { name: 'revert warning', req: update(changeData), world: { template: aTemplate('revert') }, mode: 'revert' },
+    { name: 'off', req: request({ operation: 'DELETE' }), world: { template: aTemplate('off') }, mode: 'off' },
+    { name: 'exempt before ownership is read', req: request({ operation: 'DELETE', username: OPERATOR }), mode: undefined },
+    { name: 'CREATE', req: request({ operation: 'CREATE' }), mode: undefined },
+  ]
+  for (const r of rows) t.equal(judge(t, r.req, lookups(r.world)).mode, r.mode, r.name)
+})
+
 // ---- /scale ------------------------------------------------------------------------
 
 function aDeployment(mutate: (d: KubeObject) => void = () => {}): KubeObject {

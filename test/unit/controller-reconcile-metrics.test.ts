@@ -1,12 +1,15 @@
 // controller-runtime's reconcile metrics as runWorkers records them: one
 // observation per handled key, by controller (the queue's name) and result,
-// errors counted apart, every series present at 0 before the first reconcile.
+// errors counted apart, every series present at 0 before the first reconcile;
+// and what a pass did to rendered objects, counted from its change set.
 
 import t from 'tap'
-import { createReconcileMetrics } from '../../src/controller/metrics.ts'
+import { type ChangeSetEntry, objectError, type Operation } from '../../src/apply/changeset.ts'
+import { countChanges, createChangeMetrics, createReconcileMetrics } from '../../src/controller/metrics.ts'
+import { DEFAULT_COMPONENTS } from '../../src/api/writers.ts'
 import { WorkQueue } from '../../src/controller/queue.ts'
 import { runWorkers } from '../../src/controller/workers.ts'
-import { readHistogram, MetricsRegistry, readValue } from '../../src/telemetry/metrics.ts'
+import { BoundedLabelValues, MetricsRegistry, OTHER_LABEL_VALUE, readHistogram, readValue } from '../../src/telemetry/metrics.ts'
 
 t.test('success, requeue_after and error, per controller', async (t) => {
   const registry = new MetricsRegistry()
@@ -50,4 +53,43 @@ t.test('success, requeue_after and error, per controller', async (t) => {
 
   stop.abort()
   await Promise.all([running, idle])
+})
+
+t.test('a pass counts its corrections, reported fights and failed requests under the bounded instance namespace', async (t) => {
+  const registry = new MetricsRegistry()
+  const m = createChangeMetrics(registry)
+  const ref = { apiVersion: 'v1', kind: 'ConfigMap', name: 'app', namespace: 'team-a' }
+  const failed = (operation: Operation): ChangeSetEntry => ({ action: 'failed', ref, error: objectError(ref, operation, new Error('no')) })
+  const changes: ChangeSetEntry[] = [
+    { action: 'created', ref },
+    { action: 'corrected', ref, changes: [], writers: ['kubectl-edit'] },
+    { action: 'corrected', ref: { ...ref, name: 'other' }, changes: [], writers: ['kube-controller-manager', 'kubectl-patch'] },
+    { action: 'corrected', ref: { ...ref, name: 'scaled' }, changes: [], writers: ['kube-controller-manager'] },
+    { action: 'corrected', ref: { ...ref, name: 'restored' }, changes: [], writers: ['unknown'] },
+    { action: 'fight', ref, notice: { kind: 'conflict', manager: 'kubectl-edit', streak: 3, nextInMs: 500 } },
+    { action: 'fight', ref, notice: { kind: 'ended', manager: 'kubectl-edit', calmMs: 10_000 } },
+    failed('apply'),
+    failed('delete'),
+  ]
+  countChanges(m, 'team-a', changes)
+  t.equal(await readValue(m.corrections, { instance_namespace: 'team-a', writer: 'other' }), 2, 'two put back after another writer')
+  t.equal(await readValue(m.corrections, { instance_namespace: 'team-a', writer: 'component' }), 1, 'one after a component')
+  t.equal(await readValue(m.corrections, { instance_namespace: 'team-a', writer: 'unknown' }), 1, 'one with no writer named')
+  t.equal(await readValue(m.conflicts, { instance_namespace: 'team-a' }), 1, 'a fight that began; its end is not a conflict')
+  t.equal(await readValue(m.failures, { instance_namespace: 'team-a', operation: 'apply' }), 1)
+  t.equal(await readValue(m.failures, { instance_namespace: 'team-a', operation: 'delete' }), 1)
+  countChanges(m, 'team-b', [{ action: 'updated', ref }])
+  t.equal((await m.corrections.get()).values.length, 3, 'a pass without corrections adds no series (three writers in team-a)')
+  const bounded = createChangeMetrics(new MetricsRegistry())
+  const few = { ...bounded, namespaces: new BoundedLabelValues(1) }
+  countChanges(few, 'team-a', [{ action: 'corrected', ref, changes: [], writers: ['kubectl'] }])
+  countChanges(few, 'team-b', [{ action: 'corrected', ref, changes: [], writers: ['kubectl'] }])
+  t.equal(
+    await readValue(few.corrections, { instance_namespace: OTHER_LABEL_VALUE, writer: 'other' }),
+    1,
+    'namespaces past the limit count as _other',
+  )
+  const own = createChangeMetrics(new MetricsRegistry(), { ...DEFAULT_COMPONENTS, managers: ['my-autoscaler'] })
+  countChanges(own, 'team-a', [{ action: 'corrected', ref, changes: [], writers: ['my-autoscaler'] }])
+  t.equal(await readValue(own.corrections, { instance_namespace: 'team-a', writer: 'component' }), 1, 'the table given is the one read')
 })

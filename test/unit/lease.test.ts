@@ -173,6 +173,8 @@ t.test('every Lease request goes on the leader-election lane', async (t) => {
   t.ok(e.isLeader())
   clock.advance(2_000)
   await settle()
+  t.strictSame(e.renewals, { success: 1, failure: 0 }, 'the renewal is counted')
+  t.equal(e.observedTransitions(), 0, 'a Lease created by this process has had no transition')
   await e.stop()
   await running
   t.strictSame(
@@ -180,4 +182,40 @@ t.test('every Lease request goes on the leader-election lane', async (t) => {
     ['GET leader-election', 'POST leader-election', 'GET leader-election', 'PUT leader-election', 'PUT leader-election'],
     'create, one renewal (read and write), and the release',
   )
+})
+
+t.test('failed renewals are counted apart from successful ones', async (t) => {
+  const clock = new ManualClock()
+  let lease: Record<string, unknown> | undefined
+  let down = false
+  const client: Pick<KubeClient, 'request'> = {
+    request: async <T>(method: string, _path: string, init?: RequestInit): Promise<T> => {
+      if (down) throw new KubeApiError(method, 'lease', 503, 'ServiceUnavailable', 'down')
+      if (method === 'GET') {
+        if (!lease) throw new KubeApiError('GET', 'lease', 404, 'NotFound', 'not found')
+        return lease as T
+      }
+      lease = { ...(init?.body as Record<string, unknown>), metadata: { name: 'l', namespace: 'ns', resourceVersion: '1' } }
+      return lease as T
+    },
+  }
+  const e = new LeaderElector({
+    client,
+    namespace: 'ns',
+    name: 'l',
+    identity: 'me',
+    clock,
+    random: () => 0,
+    callbacks: { onStartedLeading: () => {} },
+  })
+  t.equal(e.observedTransitions(), undefined, 'nothing read yet')
+  const running = e.run()
+  await settle()
+  down = true
+  clock.advance(2_000)
+  await settle()
+  t.strictSame(e.renewals, { success: 0, failure: 1 })
+  down = false
+  await e.stop()
+  await running
 })

@@ -1,10 +1,21 @@
 // The metrics registry of a process (src/telemetry/metrics.ts) on prom-client:
 // text format, labels and escaping, histogram buckets, shared families,
-// collect hooks, the process metrics, the readers, and the errors for misuse.
+// collect hooks, the process metrics, the readers, the errors for misuse,
+// bounded label values and cache state (src/telemetry/caches.ts).
 
 import t from 'tap'
 import { register as globalRegistry } from 'prom-client'
-import { createProcessRegistry, readHistogram, MetricsRegistry, PROMETHEUS_CONTENT_TYPE, readValue } from '../../src/telemetry/metrics.ts'
+import { type ObservedCache, observeCacheState } from '../../src/telemetry/caches.ts'
+import {
+  BoundedLabelValues,
+  createProcessRegistry,
+  MetricsRegistry,
+  NAMESPACE_LABEL_LIMIT,
+  OTHER_LABEL_VALUE,
+  PROMETHEUS_CONTENT_TYPE,
+  readHistogram,
+  readValue,
+} from '../../src/telemetry/metrics.ts'
 
 const series = (text: string, name: string): string[] =>
   text.split('\n').filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
@@ -242,4 +253,46 @@ t.test("nothing is registered in prom-client's global registry", async (t) => {
   r.counter({ name: 'mine_total', help: 'h' }).inc()
   t.equal((await globalRegistry.metrics()).trim(), '')
   t.match(await r.render(), /^mine_total 1$/m)
+})
+
+t.test('a bounded label keeps its first values and reports the rest as _other', async (t) => {
+  const ns = new BoundedLabelValues(2)
+  t.equal(ns.of('team-a'), 'team-a')
+  t.equal(ns.of('team-b'), 'team-b')
+  t.equal(ns.of('team-c'), OTHER_LABEL_VALUE, 'past the limit')
+  t.equal(ns.of('team-a'), 'team-a', 'a kept value stays itself')
+  t.equal(ns.of('team-d'), OTHER_LABEL_VALUE)
+  t.equal(new BoundedLabelValues().limit, NAMESPACE_LABEL_LIMIT)
+  t.throws(() => new BoundedLabelValues(-1), RangeError)
+})
+
+t.test('caches that share a label report together, and a label no cache carries any more is dropped', async (t) => {
+  const r = new MetricsRegistry()
+  const m = {
+    synced: r.gauge({ name: 'c_synced', help: 'h', labelNames: ['cache'] }),
+    objects: r.gauge({ name: 'c_objects', help: 'h', labelNames: ['cache'] }),
+    recoveries: r.counter({ name: 'c_recoveries_total', help: 'h', labelNames: ['cache', 'kind'] }),
+  }
+  const cache = (name: string, synced: boolean, size: number, errors: number): ObservedCache => ({
+    name,
+    hasSynced: () => synced,
+    size: () => size,
+    recoveries: { error: errors },
+  })
+  let caches = [cache('drift a', true, 3, 1), cache('drift b', false, 4, 2)]
+  const stop = observeCacheState(r, m, () => caches.map((c) => ['drift', c] as const))
+  t.teardown(stop)
+  let text = await r.render()
+  t.match(text, 'c_synced{cache="drift"} 0', 'synced only when every cache is')
+  t.match(text, 'c_objects{cache="drift"} 7', 'objects added up')
+  t.match(text, 'c_recoveries_total{cache="drift",kind="error"} 3', 'recoveries added up')
+  // One watch stops, a new one starts: only what is new since the last scrape is added.
+  caches = [cache('drift c', true, 1, 1)]
+  text = await r.render()
+  t.match(text, 'c_synced{cache="drift"} 1')
+  t.match(text, 'c_recoveries_total{cache="drift",kind="error"} 4')
+  caches = []
+  text = await r.render()
+  t.notMatch(text, 'c_synced{', 'no watch left: the label is gone')
+  t.match(text, 'c_recoveries_total{cache="drift",kind="error"} 4', 'a counter keeps its total')
 })

@@ -347,6 +347,7 @@ t.test('shutdown', async (t) => {
 t.test('metrics', async (t) => {
   t.test('depth, adds, retries, latency, work duration and the longest running key', async (t) => {
     const { q, clock, registry } = setup({ backoff: { baseMs: 10, maxMs: 10 } })
+    t.match(await registry.render(), /^workqueue_retries_total\{name="test"\} 0$/m, 'counters exist before the first retry')
     q.add('a')
     q.add('b')
     q.add('a')

@@ -2,6 +2,8 @@
 // request answered with a Status and a 4xx; metrics and log lines per decision.
 
 import t from 'tap'
+import { once } from 'node:events'
+import { type AddressInfo, connect } from 'node:net'
 import { Writable } from 'node:stream'
 import pino from 'pino'
 import { buildWebhookApp } from '../../src/webhook/app.ts'
@@ -87,7 +89,12 @@ t.test('a strict change outside ignoreFields is denied with the owner and paths'
   t.equal(res.json.response?.status?.code, 403)
   t.match(res.json.response?.status?.message, `TemplateInstance ${caches.owners[1]?.namespace}/${caches.owners[1]?.instance}`)
   t.match(res.json.response?.status?.message, 'spec.template.spec.containers[0].image')
-  t.equal(await readValue(metrics.decisions, { result: 'deny', reason: 'ProtectedFieldChanged', operation: 'UPDATE' }), 1)
+  t.equal(await readValue(metrics.decisions, { result: 'deny', reason: 'ProtectedFieldChanged', operation: 'UPDATE', mode: 'strict' }), 1)
+  t.equal(
+    await readValue(metrics.denials, { instance_namespace: caches.owners[1]?.namespace ?? '', reason: 'ProtectedFieldChanged' }),
+    1,
+    'the denial is counted under the namespace of the owning instance',
+  )
   t.equal((await readHistogram(metrics.duration, { result: 'deny' })).count, 1)
   const line = lines.find((l) => l.msg === 'admission denied')
   t.ok(line, 'denial logged')
@@ -107,13 +114,57 @@ t.test('allowed decisions answer allowed and log at debug only', async (t) => {
   changed.spec.replicas = 9
   const res = await send(app, admissionReview({ operation: 'UPDATE', object: changed, oldObject: stored }))
   t.equal(res.json.response?.allowed, true, 'spec.replicas is ignored by template 0')
-  t.equal(await readValue(metrics.decisions, { result: 'allow', reason: 'NoProtectedChange', operation: 'UPDATE' }), 1)
+  t.equal(await readValue(metrics.decisions, { result: 'allow', reason: 'NoProtectedChange', operation: 'UPDATE', mode: 'strict' }), 1)
+  t.equal((await metrics.denials.get()).values.length, 0, 'no denial counted')
   t.equal(lines.filter((l) => l.msg === 'admission allowed').length, 1)
   const quiet = setup({ level: 'info' })
   const again = owned(quiet.caches, 0)
   await send(quiet.app, admissionReview({ operation: 'UPDATE', object: again.stored, oldObject: again.stored }))
   t.same(quiet.lines, [], 'nothing logged for an allow at info')
 })
+
+t.test('open connections and unanswered requests are gauged while they last', async (t) => {
+  const metrics = createWebhookMetrics()
+  const caches = syntheticCaches({ templates: 1, instances: 1 })
+  const app = buildWebhookApp({
+    lookups: caches.lookups,
+    config: { operatorUsernames: [OPERATOR] },
+    log: pino({ level: 'silent' }),
+    metrics,
+    canServe: () => true,
+    maxConnections: 7,
+  })
+  t.teardown(() => app.close())
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const { port } = app.server.address() as AddressInfo
+  t.equal(await readValue(metrics.maxConnections), 7)
+  const socket = connect({ host: '127.0.0.1', port })
+  t.teardown(() => socket.destroy())
+  await once(socket, 'connect')
+  const body = JSON.stringify(admissionReview({ operation: 'CREATE', object: { apiVersion: 'v1', kind: 'ConfigMap' } }))
+  // Headers and half the body: the request has arrived and is not answered yet.
+  socket.write(`POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`)
+  socket.write(body.slice(0, 10))
+  await eventuallyEqual(() => readValue(metrics.inflight), 1)
+  t.equal(await readValue(metrics.connections), 1, 'one connection open')
+  socket.write(body.slice(10))
+  await once(socket, 'data')
+  await eventuallyEqual(() => readValue(metrics.inflight), 0)
+  socket.end()
+  await eventuallyEqual(() => readValue(metrics.connections), 0)
+  t.pass('both gauges went back to 0')
+})
+
+/** Polls read until it returns want (for gauges moved by socket events), failing after a second. */
+async function eventuallyEqual(read: () => Promise<number>, want: number): Promise<void> {
+  const deadline = Date.now() + 1000
+  let last = await read()
+  while (last !== want) {
+    if (Date.now() > deadline) throw new Error(`expected ${want}, still ${last}`)
+    await new Promise((r) => setTimeout(r, 5))
+    last = await read()
+  }
+}
 
 t.test('operator identity, DELETE, dry-run and /scale', async (t) => {
   const { app, caches } = setup()

@@ -178,3 +178,35 @@ caBundle: {{ . }}
 - --component-managers
 - {{ concat $c.managers $x.managers | uniq | join "," | quote }}
 {{- end }}
+
+{{/* The job label each process is scraped under: set by the chart's ServiceMonitor and PodMonitor, read by the alerts. */}}
+{{- define "template-sync.webhookJob" -}}{{ include "template-sync.webhookName" . }}{{- end }}
+{{- define "template-sync.reconcilerJob" -}}{{ include "template-sync.reconcilerName" . }}{{- end }}
+
+{{/* Relabelling shared by the ServiceMonitor and the PodMonitor: the job is "<fullname>-<component>", whatever the scraping object is called. */}}
+{{- define "template-sync.metricsRelabelings" -}}
+- sourceLabels: [__meta_kubernetes_pod_label_app_kubernetes_io_component]
+  targetLabel: job
+  replacement: {{ include "template-sync.fullname" . }}-$1
+{{- end }}
+
+{{/* One alerting rule. Call with a dict: name, expr, for (optional), severity, summary, description, extra (labels), runbookUrl. */}}
+{{- define "template-sync.alert" -}}
+- alert: {{ .name }}
+  expr: |-
+    {{- .expr | nindent 4 }}
+  {{- with .for }}
+  for: {{ . }}
+  {{- end }}
+  labels:
+    severity: {{ .severity }}
+    {{- with .extra }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+  annotations:
+    summary: {{ .summary | quote }}
+    description: {{ printf "%s Runbook: docs/observability.md#%s" .description (lower .name) | quote }}
+    {{- with .runbookUrl }}
+    runbook_url: {{ printf "%s#%s" . (lower $.name) | quote }}
+    {{- end }}
+{{- end }}

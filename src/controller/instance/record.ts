@@ -37,6 +37,7 @@ import { addFinalizerOps, type JsonPatchOp, removeFinalizerOps, testResourceVers
 import { NO_REDACTION, type Redact } from '../../render/redact.ts'
 import { type EventNote, eventsFor } from '../report.ts'
 import { instancePath, instanceStatusPath, writeStatusVersioned } from '../status.ts'
+import { type ChangeMetrics, countChanges } from '../metrics.ts'
 import type { RecordMemory } from './memory.ts'
 import type { EventSink, ReconcileResult } from './types.ts'
 
@@ -48,6 +49,8 @@ export interface RecordDeps {
   readonly log: Logger
   /** How corrections under a fight are worded in Events. */
   readonly fight: FightOptions
+  /** Counts what the pass did (corrections, fights, failed requests). */
+  readonly metrics?: ChangeMetrics
 }
 
 /** How long a reconciler keeps writing trackedGVKs after the API server dropped trackedKinds, before it tries again. */
@@ -215,7 +218,9 @@ export class InstanceRecord {
 
   /** Records the pass's Events, once (also when the pass failed half-way). */
   emitEvents(): void {
-    const notes = [...eventsFor(this.changes.splice(0), this.deps.fight), ...this.notes.splice(0)]
+    const changes = this.changes.splice(0)
+    if (this.deps.metrics) countChanges(this.deps.metrics, this.inst.metadata?.namespace ?? '', changes)
+    const notes = [...eventsFor(changes, this.deps.fight), ...this.notes.splice(0)]
     for (const n of notes) {
       const message = this.redact(n.message)
       if (n.type === 'Normal') this.deps.events.normal(this.inst, n.reason, message)

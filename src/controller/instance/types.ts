@@ -2,6 +2,7 @@
 // clients, and where Events go. Shared by the driver (../instance.ts) and its
 // steps.
 
+import type { ChangeMetrics } from '../metrics.ts'
 import type { Logger } from 'pino'
 import type { KubeObject } from '../../api/meta.ts'
 import type { Template } from '../../api/template.ts'
@@ -64,6 +65,8 @@ export interface InstanceDeps {
   /** The cluster's components: what they add to a rendered object is theirs (docs/writers.md). */
   components: ComponentTable
   options?: Partial<InstanceReconcilerOptions>
+  /** Counts what each pass did (corrections, fights, failed requests). */
+  metrics?: ChangeMetrics
   /** Replacements of the pass's steps, for tests of the driver's order. */
   steps?: Partial<InstanceSteps>
 }

@@ -67,47 +67,69 @@ function memoryLog(lines: string[]): pino.Logger {
   return pino({ level: 'debug' }, sink)
 }
 
-export async function startSystem(
-  admin: KubeClient,
-  opts: { instanceOptions?: Partial<InstanceReconcilerOptions> } = {},
-): Promise<TestSystem> {
-  const reconcilerUser = `template-sync-reconciler-${process.pid}-${seq++}`
-  const reconcilerClient = KubeClient.fromFile(userKubeconfig(reconcilerUser), 'template-sync')
-  const lines: string[] = []
-  const log = memoryLog(lines)
+export interface TestAdmission {
+  readonly webhook: WebhookServer
+  stop(): Promise<void>
+}
+
+/**
+ * The webhook in this process behind the chart's own webhook configuration,
+ * exempting only reconcilerUser; resolves once the API server calls it.
+ */
+export async function startAdmission(admin: KubeClient, reconcilerUser: string, log: pino.Logger): Promise<TestAdmission> {
   const cert = issueServingCert(['127.0.0.1'])
   writeFileSync(join(cert.dir, 'tls.crt'), cert.cert)
   writeFileSync(join(cert.dir, 'tls.key'), cert.key)
-  const webhook = await startTestWebhook({
-    client: admin,
-    certDir: cert.dir,
-    operatorUsernames: [reconcilerUser],
-    log: log.child({ process: 'webhook' }),
-  })
+  const webhook = await startTestWebhook({ client: admin, certDir: cert.dir, operatorUsernames: [reconcilerUser], log })
   const configs = await renderWebhookConfiguration(`${webhook.url}/validate`, cert.ca, { extraOperatorUsernames: [reconcilerUser] })
   const mapper = new RestMapper(admin)
-  const name = `template-sync-test-${process.pid}-${seq}`
+  const name = `template-sync-test-${process.pid}-${seq++}`
   for (const c of configs) await applyManifest(admin, mapper, { ...c, metadata: { ...c.metadata, name } })
   await untilCalled(admin, webhook, name)
-  const reconciler = await startManager({
-    client: reconcilerClient,
-    log: log.child({ process: 'reconciler' }),
-    ...(opts.instanceOptions ? { instanceOptions: opts.instanceOptions } : {}),
-  })
   return {
     webhook,
-    reconciler,
-    reconcilerUser,
-    logs: () => lines.join(''),
     async stop() {
-      await reconciler.stop()
-      reconcilerClient.close()
       try {
         await admin.request('DELETE', `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${name}`)
       } catch (e) {
         if (!(e instanceof KubeApiError && e.code === 404)) throw e
       }
       await webhook.shutdown()
+    },
+  }
+}
+
+/** A username for the reconciler of one test system, unique in the run. */
+export const reconcilerUsername = (): string => `template-sync-reconciler-${process.pid}-${seq++}`
+
+/** Logs of both processes, kept in memory. */
+export function memoryLogs(): { log: pino.Logger; text: () => string } {
+  const lines: string[] = []
+  return { log: memoryLog(lines), text: () => lines.join('') }
+}
+
+export async function startSystem(
+  admin: KubeClient,
+  opts: { instanceOptions?: Partial<InstanceReconcilerOptions> } = {},
+): Promise<TestSystem> {
+  const reconcilerUser = reconcilerUsername()
+  const reconcilerClient = KubeClient.fromFile(userKubeconfig(reconcilerUser), 'template-sync')
+  const logs = memoryLogs()
+  const admission = await startAdmission(admin, reconcilerUser, logs.log.child({ process: 'webhook' }))
+  const reconciler = await startManager({
+    client: reconcilerClient,
+    log: logs.log.child({ process: 'reconciler' }),
+    ...(opts.instanceOptions ? { instanceOptions: opts.instanceOptions } : {}),
+  })
+  return {
+    webhook: admission.webhook,
+    reconciler,
+    reconcilerUser,
+    logs: logs.text,
+    async stop() {
+      await reconciler.stop()
+      reconcilerClient.close()
+      await admission.stop()
     },
   }
 }
