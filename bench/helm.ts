@@ -27,7 +27,7 @@ import { renderFiles } from '../src/helm/render/render.ts'
 import type { HelmRenderInput } from '../src/helm/render/types.ts'
 import { DEFAULT_API_VERSIONS } from '../src/helm/render/capabilities.ts'
 import { defaultBinDir } from '../src/local/controlplane.ts'
-import { createRenderPool } from '../src/reconciler/helm-render-pool.ts'
+import { createRenderPool } from '../src/reconciler/render-pool.ts'
 
 const N = Number(process.env.BENCH_RENDERS ?? 500)
 const engine = join(defaultBinDir(), 'helm-engine')

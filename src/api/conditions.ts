@@ -66,6 +66,12 @@ export const Reason = {
   ChartUnavailable: 'ChartUnavailable',
   /** The render places an object outside the instance namespace (or a cluster-scoped one) that the Template does not grant. */
   ObjectForbidden: 'ObjectForbidden',
+  /**
+   * A render ran past the render time limit and was stopped: Rendered=False on
+   * the instance, Valid=False and DryRunRendered=False on a Template whose
+   * dry run (or parse) did (docs/render-time-limit.md).
+   */
+  RenderTimeout: 'RenderTimeout',
   // TemplateInstance: Applied
   ApplyFailed: 'ApplyFailed',
   /** An object to apply exists without our ownership metadata; it is never adopted silently. */
@@ -101,9 +107,9 @@ export type Reason = (typeof Reason)[keyof typeof Reason]
 
 /** Which reasons each condition type may carry (Ready=False copies the first failing reason). */
 export const REASONS_BY_CONDITION: Readonly<Record<TemplateConditionType | InstanceConditionType, readonly Reason[]>> = Object.freeze({
-  Valid: [Reason.ValidationSucceeded, Reason.ValidationFailed, Reason.SpecInvalid],
+  Valid: [Reason.ValidationSucceeded, Reason.ValidationFailed, Reason.SpecInvalid, Reason.RenderTimeout],
   SourceAccessible: [Reason.RepositoryReachable, Reason.RepositoryUnreachable],
-  DryRunRendered: [Reason.RenderSucceeded, Reason.RenderFailed, Reason.DryRunSkipped],
+  DryRunRendered: [Reason.RenderSucceeded, Reason.RenderFailed, Reason.DryRunSkipped, Reason.RenderTimeout],
   Deleting: [Reason.DeletionBlocked],
   InstancesWithinGrants: [Reason.AllWithinGrants, Reason.ParameterSourceForbidden, Reason.ObjectForbidden],
   TemplateResolved: [Reason.Success, Reason.TemplateNotFound],
@@ -116,7 +122,7 @@ export const REASONS_BY_CONDITION: Readonly<Record<TemplateConditionType | Insta
     Reason.ParameterResolutionFailed,
     Reason.ParameterSourceForbidden,
   ],
-  Rendered: [Reason.Success, Reason.TemplateExecutionFailed, Reason.ChartUnavailable, Reason.ObjectForbidden],
+  Rendered: [Reason.Success, Reason.TemplateExecutionFailed, Reason.ChartUnavailable, Reason.ObjectForbidden, Reason.RenderTimeout],
   Applied: [Reason.Success, Reason.ApplyFailed, Reason.OwnershipConflict, Reason.DryRunFailed, Reason.ImmutableFieldChanged],
   OutputsResolved: [
     Reason.OutputsResolved,

@@ -23,7 +23,9 @@ import type { KubeClient } from '../kube/client.ts'
 import { describeChart, helmVersionOf } from '../render/helm.ts'
 import { clusterCapabilities } from '../reconciler/capabilities.ts'
 import { apiSecretReader, fetchTemplateChart, type HelmSupport, type SecretReader } from '../reconciler/helm.ts'
-import { inlineRenderer } from '../reconciler/helm-render-pool.ts'
+import { inlineRenderer } from '../reconciler/render-pool.ts'
+import { inlineTemplateRunner } from '../render/template-job.ts'
+import { DEFAULT_RENDER_TIMEOUT_MS } from '../render/time-limit.ts'
 import { CommandError } from './args.ts'
 
 /** --kube-version and --api-versions. */
@@ -132,8 +134,9 @@ export function cliHelmSupport(template: Template, client: KubeClient | undefine
     },
     capabilities,
     render: inlineRenderer(renderChart).render,
+    runTemplate: inlineTemplateRunner(),
     retryMs: 0,
-    limits: undefined,
+    limits: { timeMs: DEFAULT_RENDER_TIMEOUT_MS },
     close: async () => {},
   }
 }

@@ -34,8 +34,9 @@ import { checkTargetNamespace } from '../render/targetns.ts'
 import { objectScopeProblem, type ScopedObject } from '../render/grants.ts'
 import { Reason } from '../api/conditions.ts'
 import { parseApiVersion } from '../api/identity.ts'
-import { createRenderPipeline } from '../reconciler/wiring.ts'
-import { discoveryScope, renderHelmTemplate, type ScopeSource, ValuesTemplateCache } from '../reconciler/helm.ts'
+import { createRenderPipeline, gotemplateFailure } from '../reconciler/wiring.ts'
+import { DEFAULT_RENDER_TIMEOUT_MS } from '../render/time-limit.ts'
+import { discoveryScope, renderHelmTemplate, type ScopeSource } from '../reconciler/helm.ts'
 import { type ChartRenderOptions, type ChartRenderResult, renderLocalChart } from './render-chart.ts'
 import { type CapabilityFlags, cliHelmSupport, type HelmCliOptions, kubeVersionProblem, skippedNotes } from './render-helm.ts'
 import {
@@ -366,7 +367,7 @@ export async function renderObjects(
       rendered =
         template.spec.helm === undefined
           ? offlineRender(template, instance, params.values, notes)
-          : await renderHelmTemplate(helm, new ValuesTemplateCache(), template, instance, params.values, offlineScope(notes), (skipped) =>
+          : await renderHelmTemplate(helm, template, instance, params.values, offlineScope(notes), (skipped) =>
               notes.push(...skippedNotes(skipped)),
             )
     } else {
@@ -377,7 +378,6 @@ export async function renderObjects(
           ? await pipeline.render(template, instance, params.values)
           : await renderHelmTemplate(
               helm,
-              new ValuesTemplateCache(),
               template,
               instance,
               params.values as Record<string, ParamValue>,
@@ -511,8 +511,9 @@ function offlineRender(template: Template, instance: TemplateInstance, values: R
     instance,
     values,
     isNamespaced: offlineScopeOf,
+    deadline: performance.now() + DEFAULT_RENDER_TIMEOUT_MS,
   })
-  if (!r.ok) return r
+  if (!r.ok) return gotemplateFailure(template, DEFAULT_RENDER_TIMEOUT_MS, r)
   for (const gvk of r.unknownKinds) {
     notes.push(
       `${gvk}: whether this kind is namespaced is not known without --kubeconfig; metadata.namespace is left as the Template wrote it`,

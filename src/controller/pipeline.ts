@@ -48,7 +48,10 @@ export interface RenderPipeline {
 
 export type TemplateCheck = { ok: true } | { ok: false; reason: string; message: string }
 
-/** A dry render's result; a failure that makes the spec invalid (a chart's values schema) belongs on Valid. */
+/**
+ * A dry render's result; a failure that makes the spec invalid (a chart's
+ * values schema, the render time limit) belongs on Valid.
+ */
 export type DryRunCheck = { ok: true } | { ok: false; reason: string; message: string; condition: 'Valid' | 'DryRunRendered' } | 'skipped'
 
 /**
@@ -62,8 +65,8 @@ export type SourceCheck =
   | { ok: false; condition: 'SourceAccessible' | 'Valid'; message: string; retryAfterMs: number }
 
 export interface TemplateValidator {
-  /** Parses the body (gotemplate or valuesTemplate) and every ignoreFields entry (Valid). */
-  validate(template: Template): TemplateCheck
+  /** Parses the body (gotemplate or valuesTemplate, off this thread) and every ignoreFields entry (Valid). */
+  validate(template: Template): Promise<TemplateCheck>
   /** Fetches an external source (SourceAccessible); undefined for Templates without one (gotemplate). */
   checkSource(template: Template): Promise<SourceCheck | undefined>
   /** Renders with the literal defaults when every parameter has one (DryRunRendered); 'skipped' otherwise. */

@@ -142,7 +142,7 @@ export class TemplateReconciler {
    * the literal defaults works. Returns when to look at the source again.
    */
   private async validate(tpl: Template, conds: Conditions): Promise<number | undefined> {
-    const valid = this.deps.validator.validate(tpl)
+    const valid = await this.deps.validator.validate(tpl)
     // spec.helm: the chart is fetched first; whether the repository answered is SourceAccessible.
     const source = await this.deps.validator.checkSource(tpl)
     this.sourceAccessible(tpl, source, conds)
@@ -189,12 +189,16 @@ export class TemplateReconciler {
     }
   }
 
-  /** A render with the literal defaults (DryRunRendered); a failure that makes the spec invalid goes to Valid. */
+  /**
+   * A render with the literal defaults (DryRunRendered); a failure that makes
+   * the spec invalid goes to Valid, and a time-out keeps its reason on both.
+   */
   private async dryRun(tpl: Template, conds: Conditions): Promise<void> {
     const dry = await this.deps.validator.dryRun(tpl)
     if (dry !== 'skipped' && !dry.ok && dry.condition === 'Valid') {
+      const reason = dry.reason === Reason.RenderTimeout ? Reason.RenderTimeout : Reason.RenderFailed
       conds.set({ type: C.Valid, status: 'False', reason: dry.reason, message: dry.message })
-      conds.set({ type: C.DryRunRendered, status: 'False', reason: Reason.RenderFailed, message: dry.message })
+      conds.set({ type: C.DryRunRendered, status: 'False', reason, message: dry.message })
       this.deps.events.warning(tpl, dry.reason, dry.message)
       return
     }

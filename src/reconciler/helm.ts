@@ -1,7 +1,8 @@
 // spec.helm at the reconciler's edges: the chart (auth Secret from the
 // Template's namespace, then the one chart fetcher of the process), the
-// cluster's capabilities, the render pool; and on top of them the helm
-// branch of the render pipeline and of the Template validator.
+// cluster's capabilities, the render pool (which runs the Go templates too,
+// render-pool.ts); and on top of them the helm branch of the render pipeline
+// and of the Template validator.
 //
 // Chart failures are values, not exceptions: a repository that does not
 // answer is SourceAccessible=False on the Template and
@@ -14,7 +15,6 @@ import { Reason } from '../api/conditions.ts'
 import type { Template } from '../api/template.ts'
 import type { TemplateInstance } from '../api/templateinstance.ts'
 import type { DryRunCheck, RenderOutcome, SourceCheck, TemplateCheck } from '../controller/pipeline.ts'
-import { ParseError } from '../gotemplate/index.ts'
 import type { AuthSecret } from '../helm/source/auth.ts'
 import { ChartSourceError } from '../helm/source/errors.ts'
 import { type ChartFetcher, createChartFetcher, type FetchedChart } from '../helm/source/fetcher.ts'
@@ -23,10 +23,12 @@ import { KubeApiError } from '../kube/errors.ts'
 import type { RestMapper } from '../kube/discovery.ts'
 import { type ChartRenderFn, describeChart, helmManifests, helmVersionOf, renderHelmChart } from '../render/helm.ts'
 import { parseGvkString } from '../api/identity.ts'
+import type { TemplateRunner } from '../render/template-job.ts'
+import { DEFAULT_RENDER_TIMEOUT_MS, renderTimeoutMessage, templateSubject } from '../render/time-limit.ts'
 import type { ParamValue } from '../render/types.ts'
-import { compileValuesTemplate } from '../render/values-template.ts'
+import { VALUES_TEMPLATE_NAME } from '../render/values-template.ts'
 import { clusterCapabilities } from './capabilities.ts'
-import { type ChartRenderer, createRenderPool } from './helm-render-pool.ts'
+import { createRenderPool, type RenderPool } from './render-pool.ts'
 
 export type ChartOutcome =
   | { readonly ok: true; readonly fetched: FetchedChart }
@@ -35,15 +37,22 @@ export type ChartOutcome =
 /** Secret.data of a Secret, or why it cannot be had. */
 export type SecretReader = (namespace: string, name: string) => Promise<Readonly<Record<string, string>> | 'not-found' | 'forbidden'>
 
-/** What spec.helm needs from the process: one of each, shared by the render pipeline and the Template validator. */
+/**
+ * What rendering needs from the process: one of each, shared by the render
+ * pipeline and the Template validator. The render pool behind `render` runs
+ * every Go template too (`runTemplate`).
+ */
 export interface HelmSupport {
   /** The chart spec.helm.chart.repository names, fetched with its auth Secret. */
   chartFor(template: Template): Promise<ChartOutcome>
   capabilities(): Promise<HelmCapabilities>
   readonly render: ChartRenderFn
+  /** spec.gotemplate, valuesTemplate and parse checks (template-job.ts). */
+  readonly runTemplate: TemplateRunner
   /** How soon a chart that could not be fetched is tried again. */
   readonly retryMs: number
-  readonly limits: Partial<HelmRenderLimits> | undefined
+  /** The chart's limits; timeMs is the limit of every render (docs/render-time-limit.md). */
+  readonly limits: Partial<HelmRenderLimits> & { readonly timeMs: number }
   close(): Promise<void>
 }
 
@@ -54,8 +63,11 @@ export interface HelmSupportOptions {
   readonly fetcher?: ChartFetcher
   /** host[:port] of OCI registries reached over plain HTTP. */
   readonly plainHttpRegistries?: readonly string[]
-  /** Default: a pool of worker threads (helm-render-pool.ts). */
-  readonly renderer?: ChartRenderer
+  /** Default: a pool of worker threads (render-pool.ts). */
+  readonly renderer?: RenderPool
+  /** The time limit of every render (Go templates, valuesTemplates, charts). Default 10 s. */
+  readonly timeoutMs?: number
+  /** The chart engine's other limits. */
   readonly limits?: Partial<HelmRenderLimits>
   /** Default 60 s, as the Template Operator documents. */
   readonly retryMs?: number
@@ -118,27 +130,10 @@ export function createHelmSupport(opts: HelmSupportOptions): HelmSupport {
     chartFor: (template) => fetchTemplateChart(template, fetcher, readSecret),
     capabilities: () => caps.get(),
     render: (input) => renderer.render(input),
+    runTemplate: renderer.runTemplate,
     retryMs: opts.retryMs ?? 60_000,
-    limits: opts.limits,
+    limits: { ...opts.limits, timeMs: opts.timeoutMs ?? opts.limits?.timeMs ?? DEFAULT_RENDER_TIMEOUT_MS },
     close: () => renderer.close(),
-  }
-}
-
-/** Parsed valuesTemplates, keyed by Template uid and generation. */
-export class ValuesTemplateCache {
-  private readonly parsed = new Map<string, ReturnType<typeof compileValuesTemplate>>()
-  /** Throws ParseError. */
-  get(template: Template): ReturnType<typeof compileValuesTemplate> | undefined {
-    const text = template.spec.helm?.valuesTemplate
-    if (text === undefined) return undefined
-    const key = `${template.metadata?.uid ?? ''}/${template.metadata?.generation ?? 0}/${text.length}`
-    let p = this.parsed.get(key)
-    if (p === undefined) {
-      p = compileValuesTemplate(text)
-      if (this.parsed.size > 2000) this.parsed.clear()
-      this.parsed.set(key, p)
-    }
-    return p
   }
 }
 
@@ -159,10 +154,19 @@ export function discoveryScope(mapper: RestMapper): ScopeSource {
   }
 }
 
+/** Looks up the scope of kinds the render met for the first time; true when there were any to learn. */
+export async function learnScopes(scope: ScopeSource, unknownKinds: readonly string[]): Promise<boolean> {
+  if (unknownKinds.length === 0 || scope.learn === undefined) return false
+  for (const g of unknownKinds) {
+    const { apiVersion, kind } = parseGvkString(g)
+    await scope.learn(apiVersion, kind)
+  }
+  return true
+}
+
 /** The helm branch of RenderPipeline.render: the objects the chart renders for this instance. */
 export async function renderHelmTemplate(
   helm: HelmSupport,
-  cache: ValuesTemplateCache,
   template: Template,
   instance: Pick<TemplateInstance, 'metadata'>,
   values: Readonly<Record<string, ParamValue>>,
@@ -174,49 +178,60 @@ export async function renderHelmTemplate(
   if (spec === undefined) throw new Error('renderHelmTemplate: the Template has no spec.helm')
   const chart = await helm.chartFor(template)
   if (!chart.ok) return { ok: false, reason: Reason.ChartUnavailable, message: chart.message, retryAfterMs: helm.retryMs }
-  let compiledValues
-  try {
-    compiledValues = cache.get(template)
-  } catch (e) {
-    if (e instanceof ParseError) return { ok: false, reason: Reason.TemplateExecutionFailed, message: e.message }
-    throw e
-  }
   const rendered = await renderHelmChart({
     template,
     instance,
     values,
-    ...(compiledValues === undefined ? {} : { compiledValues }),
+    runTemplate: helm.runTemplate,
     chart: chart.fetched.chart,
     capabilities: await helm.capabilities(),
     render: helm.render,
-    ...(helm.limits === undefined ? {} : { limits: helm.limits }),
+    limits: helm.limits,
   })
   if (!rendered.ok) return { ok: false, reason: rendered.reason, message: rendered.message }
   const namespace = instance.metadata?.namespace ?? ''
   onSkipped?.(rendered.result.skipped)
   const lookup = (apiVersion: string, kind: string): boolean | undefined => scope.namespaced(apiVersion, kind)
   let objects = helmManifests(rendered.result, spec.chart.repository, namespace, lookup)
-  if (objects.ok && objects.unknownKinds.length > 0 && scope.learn !== undefined) {
-    // Learn the scope of kinds seen for the first time; the chart need not render again.
-    for (const g of objects.unknownKinds) {
-      const { apiVersion, kind } = parseGvkString(g)
-      await scope.learn(apiVersion, kind)
-    }
+  // Learn the scope of kinds seen for the first time; the chart need not render again.
+  if (objects.ok && (await learnScopes(scope, objects.unknownKinds))) {
     objects = helmManifests(rendered.result, spec.chart.repository, namespace, lookup)
   }
   if (!objects.ok) return { ok: false, reason: objects.reason, message: objects.message }
   return { ok: true, objects: objects.objects.map((o) => o.object) }
 }
 
-/** spec.helm's part of Valid: the valuesTemplate parses. */
-export function validateHelmSpec(cache: ValuesTemplateCache, template: Template): TemplateCheck {
-  try {
-    cache.get(template)
-    return { ok: true }
-  } catch (e) {
-    if (e instanceof ParseError) return { ok: false, reason: Reason.ValidationFailed, message: e.message }
-    throw e
+/**
+ * Whether a Go template body parses (Valid), checked in the render pool like
+ * every other run of a user's template; one whose parse runs past the time
+ * limit is RenderTimeout.
+ */
+export async function parseCheck(helm: HelmSupport, subject: string, name: string, text: string): Promise<TemplateCheck> {
+  const timeMs = helm.limits.timeMs
+  const parsed = await helm.runTemplate({ kind: 'parse', name, text, timeMs })
+  if (parsed.ok) return { ok: true }
+  if (parsed.reason === 'RenderTimeout') {
+    return { ok: false, reason: Reason.RenderTimeout, message: renderTimeoutMessage(subject, timeMs, parsed.message) }
   }
+  return { ok: false, reason: Reason.ValidationFailed, message: parsed.message }
+}
+
+/** spec.helm's part of Valid: the valuesTemplate parses. */
+export async function validateHelmSpec(helm: HelmSupport, template: Template): Promise<TemplateCheck> {
+  const text = template.spec.helm?.valuesTemplate
+  if (text === undefined) return { ok: true }
+  return parseCheck(helm, `${templateSubject(template)}: ${VALUES_TEMPLATE_NAME}`, VALUES_TEMPLATE_NAME, text)
+}
+
+/**
+ * Where a failed dry run goes: a render stopped at the time limit makes the
+ * Template Valid=False/RenderTimeout (no instance of it can render either);
+ * any other failure is DryRunRendered=False/RenderFailed.
+ */
+export function dryRunFailure(reason: string, message: string): DryRunCheck {
+  return reason === Reason.RenderTimeout
+    ? { ok: false, condition: 'Valid', reason: Reason.RenderTimeout, message }
+    : { ok: false, condition: 'DryRunRendered', reason: Reason.RenderFailed, message }
 }
 
 export async function checkHelmSource(helm: HelmSupport, template: Template): Promise<SourceCheck> {
@@ -229,11 +244,11 @@ export async function checkHelmSource(helm: HelmSupport, template: Template): Pr
  * A dry render of a helm Template with the parameters' literal defaults, as
  * instance "dry-run" in the Template's namespace. Skipped when a
  * valuesTemplate needs a parameter without one. A values schema violation
- * makes the Template invalid (Valid); any other failure is DryRunRendered.
+ * or the time limit makes the Template invalid (Valid); any other failure is
+ * DryRunRendered.
  */
 export async function dryRunHelm(
   helm: HelmSupport,
-  cache: ValuesTemplateCache,
   template: Template,
   /** Results by Template uid, generation and chart digest: a status-only update of the Template does not render again. */
   memo: Map<string, DryRunCheck>,
@@ -248,7 +263,7 @@ export async function dryRunHelm(
   const key = `${template.metadata?.uid ?? ''}/${template.metadata?.generation ?? 0}/${chart.fetched.digest}`
   const known = memo.get(key)
   if (known !== undefined) return known
-  const check = await dryRunChart(helm, cache, template, chart.fetched, values, ns)
+  const check = await dryRunChart(helm, template, chart.fetched, values, ns)
   if (memo.size > 1000) memo.clear()
   memo.set(key, check)
   return check
@@ -256,27 +271,25 @@ export async function dryRunHelm(
 
 async function dryRunChart(
   helm: HelmSupport,
-  cache: ValuesTemplateCache,
   template: Template,
   chart: FetchedChart,
   values: Record<string, ParamValue>,
   ns: string,
 ): Promise<DryRunCheck> {
-  const compiledValues = cache.get(template)
   const rendered = await renderHelmChart({
     template,
     instance: { metadata: { name: 'dry-run', namespace: ns, labels: {} } },
     values,
-    ...(compiledValues === undefined ? {} : { compiledValues }),
+    runTemplate: helm.runTemplate,
     chart: chart.chart,
     capabilities: await helm.capabilities(),
     render: helm.render,
-    ...(helm.limits === undefined ? {} : { limits: helm.limits }),
+    limits: helm.limits,
   })
   if (!rendered.ok) {
     return rendered.code === 'SchemaViolation'
       ? { ok: false, condition: 'Valid', reason: Reason.ValidationFailed, message: rendered.message }
-      : { ok: false, condition: 'DryRunRendered', reason: Reason.RenderFailed, message: rendered.message }
+      : dryRunFailure(rendered.reason, rendered.message)
   }
   const objects = helmManifests(rendered.result, chart.ref, ns, () => undefined)
   return objects.ok ? { ok: true } : { ok: false, condition: 'DryRunRendered', reason: Reason.RenderFailed, message: objects.message }

@@ -1,7 +1,8 @@
 // Production implementations of the reconciler's seams: the render pipeline
 // (parameters from the API, namespace policy, Go template or Helm chart
 // render, ownership stamp) and the Template validator. Both take the same
-// HelmSupport (./helm.ts): one chart fetcher and one render pool per process.
+// HelmSupport (./helm.ts): one chart fetcher and one render pool per process,
+// and every user template runs in that pool, never on this thread.
 
 import type { Template } from '../api/template.ts'
 import type { TemplateInstance } from '../api/templateinstance.ts'
@@ -11,91 +12,71 @@ import { RestMapper } from '../kube/discovery.ts'
 import type { IdentifiedObject } from '../api/meta.ts'
 import { stampOwnership } from '../api/ownership.ts'
 import { validateIgnoreFields } from '../fieldpath/compile.ts'
-import { ParseError, type ParsedTemplate } from '../gotemplate/index.ts'
 import { resolveParameters } from '../render/params.ts'
 import { checkTargetNamespace } from '../render/targetns.ts'
 import { objectScopeProblem } from '../render/grants.ts'
-import { renderInstance, compileTemplate } from '../render/render.ts'
+import { manifestsOf, type RenderFailure } from '../render/render.ts'
+import { jobInstance } from '../render/template-job.ts'
+import { renderTimeoutMessage, templateSubject } from '../render/time-limit.ts'
 import type { ParamValue } from '../render/types.ts'
-import type { DryRunCheck, RenderPipeline, TemplateValidator, RenderOutcome } from '../controller/pipeline.ts'
+import type { DryRunCheck, RenderPipeline, TemplateValidator, RenderOutcome, TemplateCheck } from '../controller/pipeline.ts'
 import { apiParameterSources } from './sources.ts'
 import {
   checkHelmSource,
   discoveryScope,
+  dryRunFailure,
   dryRunHelm,
   type HelmSupport,
+  learnScopes,
+  parseCheck,
   renderHelmTemplate,
+  type ScopeSource,
   validateHelmSpec,
-  ValuesTemplateCache,
 } from './helm.ts'
-import { parseGvkString } from '../api/identity.ts'
 
-/** Parsed bodies, keyed by Template uid and generation (a new generation parses again). */
-class TemplateCache {
-  private readonly parsed = new Map<string, ParsedTemplate>()
-  get(template: Template): ParsedTemplate {
-    const key = `${template.metadata?.uid ?? ''}/${template.metadata?.generation ?? 0}/${template.metadata?.namespace ?? ''}/${template.metadata?.name ?? ''}`
-    let p = this.parsed.get(key)
-    if (!p) {
-      p = compileTemplate(template)
-      if (this.parsed.size > 2000) this.parsed.clear()
-      this.parsed.set(key, p)
-    }
-    return p
-  }
+/** A failed Go template render as the instance reports it; a time-out names the Template and the limit. */
+export function gotemplateFailure(template: Pick<Template, 'metadata'>, timeMs: number, failure: RenderFailure): RenderOutcome {
+  if (failure.reason !== Reason.RenderTimeout) return { ok: false, reason: failure.reason, message: failure.message }
+  return { ok: false, reason: Reason.RenderTimeout, message: renderTimeoutMessage(templateSubject(template), timeMs, failure.message) }
 }
 
-function renderWith(
+/** The gotemplate branch of RenderPipeline.render: executed and decoded in the render pool, checked here. */
+async function renderGotemplate(
+  helm: HelmSupport,
   template: Template,
-  instance: TemplateInstance,
-  values: Record<string, ParamValue>,
-  cache: TemplateCache,
-  mapper: RestMapper | undefined,
-  unknown: Set<string>,
-): RenderOutcome {
-  if (template.spec.gotemplate === undefined) {
+  instance: Pick<TemplateInstance, 'metadata'>,
+  values: Readonly<Record<string, ParamValue>>,
+  scope: ScopeSource,
+): Promise<RenderOutcome> {
+  const text = template.spec.gotemplate
+  if (text === undefined) {
     return { ok: false, reason: Reason.TemplateExecutionFailed, message: 'the Template has neither spec.gotemplate nor spec.helm' }
   }
-  let compiled
-  try {
-    compiled = cache.get(template)
-  } catch (e) {
-    return { ok: false, reason: Reason.TemplateExecutionFailed, message: (e as Error).message }
-  }
-  const result = renderInstance({
-    template,
-    instance,
-    values,
-    compiled,
-    isNamespaced: (apiVersion, kind) => mapper?.cached(apiVersion, kind)?.namespaced,
-  })
+  const timeMs = helm.limits.timeMs
+  const name = template.metadata?.name ?? 'template'
+  const out = await helm.runTemplate({ kind: 'manifests', name, text, instance: jobInstance(instance), values, timeMs })
+  if (!out.ok) return gotemplateFailure(template, timeMs, out)
+  const namespace = instance.metadata?.namespace ?? ''
+  const lookup = (apiVersion: string, kind: string): boolean | undefined => scope.namespaced(apiVersion, kind)
+  let result = manifestsOf(out.documents, namespace, lookup)
+  // Learn the scope of kinds seen for the first time; the template need not run again.
+  if (result.ok && (await learnScopes(scope, result.unknownKinds))) result = manifestsOf(out.documents, namespace, lookup)
   if (!result.ok) return { ok: false, reason: result.reason, message: result.message }
-  for (const k of result.unknownKinds) unknown.add(k)
   return { ok: true, objects: result.objects.map((o) => o.object as IdentifiedObject) }
 }
 
 export function createRenderPipeline(client: KubeClient, helm: HelmSupport): RenderPipeline {
   const mapper = new RestMapper(client)
   const sources = apiParameterSources(client, mapper)
-  const cache = new TemplateCache()
-  const valuesCache = new ValuesTemplateCache()
   const scope = discoveryScope(mapper)
   const renderObjects = async (
     template: Template,
     instance: TemplateInstance,
     values: Record<string, ParamValue>,
-  ): Promise<RenderOutcome> => {
-    if (template.spec.helm !== undefined) return renderHelmTemplate(helm, valuesCache, template, instance, values, scope)
-    const unknown = new Set<string>()
-    const first = renderWith(template, instance, values, cache, mapper, unknown)
-    if (!first.ok || unknown.size === 0) return first
-    // Learn the scope of kinds seen for the first time, then render again.
-    for (const g of unknown) {
-      const { apiVersion, kind } = parseGvkString(g)
-      await mapper.mapping(apiVersion, kind).catch(() => undefined)
-    }
-    return renderWith(template, instance, values, cache, mapper, new Set())
-  }
+  ): Promise<RenderOutcome> =>
+    template.spec.helm !== undefined
+      ? renderHelmTemplate(helm, template, instance, values, scope)
+      : renderGotemplate(helm, template, instance, values, scope)
   return {
     checkTargetNamespace: (template, namespace, labels) => checkTargetNamespace(template, namespace, labels),
     resolveParameters: async (template, instance) => {
@@ -119,26 +100,35 @@ export function createRenderPipeline(client: KubeClient, helm: HelmSupport): Ren
   }
 }
 
+/** The body parses: spec.gotemplate, or spec.helm's valuesTemplate. */
+async function bodyCheck(helm: HelmSupport, template: Template): Promise<TemplateCheck> {
+  if (template.spec.helm !== undefined) return validateHelmSpec(helm, template)
+  const text = template.spec.gotemplate
+  const subject = templateSubject(template)
+  if (text === undefined) return { ok: false, reason: Reason.ValidationFailed, message: `${subject} has no spec.gotemplate` }
+  return parseCheck(helm, subject, template.metadata?.name ?? 'template', text)
+}
+
+/** A dry render with every parameter's literal default, as instance "dry-run" in the Template's namespace. */
+async function dryRunGotemplate(helm: HelmSupport, template: Template): Promise<DryRunCheck> {
+  const params = template.spec.parameters ?? []
+  if (params.some((p) => p.value === undefined)) return 'skipped'
+  const values: Record<string, ParamValue> = Object.create(null) as Record<string, ParamValue>
+  for (const p of params) values[p.name] = p.value as string
+  const ns = template.metadata?.namespace ?? 'default'
+  const instance = { metadata: { name: 'dry-run', namespace: ns, labels: {} } }
+  // Scopes stay unknown: a dry run has no instance namespace to default to.
+  const r = await renderGotemplate(helm, template, instance, values, { namespaced: () => undefined })
+  return r.ok ? { ok: true } : dryRunFailure(r.reason, r.message)
+}
+
 export function createTemplateValidator(helm: HelmSupport): TemplateValidator {
-  const cache = new TemplateCache()
-  const valuesCache = new ValuesTemplateCache()
+  // Results by Template uid and generation (and chart digest): a status-only update renders nothing again.
   const dryRuns = new Map<string, DryRunCheck>()
   return {
-    validate(template) {
-      if (template.spec.helm !== undefined) {
-        const check = validateHelmSpec(valuesCache, template)
-        if (!check.ok) return check
-      } else {
-        try {
-          cache.get(template)
-        } catch (e) {
-          return {
-            ok: false,
-            reason: Reason.ValidationFailed,
-            message: e instanceof ParseError ? e.message : `template does not parse: ${(e as Error).message}`,
-          }
-        }
-      }
+    async validate(template) {
+      const body = await bodyCheck(helm, template)
+      if (!body.ok) return body
       const errors = validateIgnoreFields(template.spec.sync?.ignoreFields ?? [])
       if (errors.length > 0)
         return {
@@ -152,18 +142,14 @@ export function createTemplateValidator(helm: HelmSupport): TemplateValidator {
       return template.spec.helm === undefined ? undefined : checkHelmSource(helm, template)
     },
     async dryRun(template) {
-      if (template.spec.helm !== undefined) return dryRunHelm(helm, valuesCache, template, dryRuns)
-      const params = template.spec.parameters ?? []
-      if (params.some((p) => p.value === undefined)) return 'skipped'
-      const values: Record<string, ParamValue> = Object.create(null) as Record<string, ParamValue>
-      for (const p of params) values[p.name] = p.value as string
-      const ns = template.metadata?.namespace ?? 'default'
-      const instance: TemplateInstance = {
-        metadata: { name: 'dry-run', namespace: ns, labels: {} },
-        spec: { templateRef: { name: template.metadata?.name ?? '', namespace: ns } },
-      }
-      const r = renderWith(template, instance, values, cache, undefined, new Set())
-      return r.ok ? { ok: true } : { ok: false, condition: 'DryRunRendered', reason: Reason.RenderFailed, message: r.message }
+      if (template.spec.helm !== undefined) return dryRunHelm(helm, template, dryRuns)
+      const key = `${template.metadata?.uid ?? ''}/${template.metadata?.generation ?? 0}`
+      const known = dryRuns.get(key)
+      if (known !== undefined) return known
+      const check = await dryRunGotemplate(helm, template)
+      if (dryRuns.size > 1000) dryRuns.clear()
+      dryRuns.set(key, check)
+      return check
     },
   }
 }

@@ -6,14 +6,16 @@
 
 import type { ObjectMeta } from '../api/meta.ts'
 import { DEFAULT_HELM_VERSION, type HelmRepository, type HelmVersion, type Template } from '../api/template.ts'
-import type { ParsedTemplate } from '../gotemplate/index.ts'
 import type { Chart } from '../helm/chart/types.ts'
 import type { HelmCapabilities, HelmRenderInput, HelmRenderLimits, HelmRenderResult } from '../helm/render/index.ts'
-import { HelmRenderError } from '../helm/render/index.ts'
+import { DEFAULT_RENDER_LIMITS, HelmRenderError } from '../helm/render/index.ts'
 import { displayUrl } from '../encoding/url.ts'
 import { ManifestError, type RenderedObject, type ScopeLookup, toRenderedObjects } from './manifests.ts'
+import type { RenderFailure } from './render.ts'
+import { jobInstance, type TemplateRunner } from './template-job.ts'
+import { ChartRenderTimeout, renderTimeoutMessage, templateSubject } from './time-limit.ts'
 import type { ParamValue } from './types.ts'
-import { renderValuesTemplate } from './values-template.ts'
+import { VALUES_TEMPLATE_NAME } from './values-template.ts'
 
 export function helmVersionOf(template: Pick<Template, 'spec'>): HelmVersion {
   return template.spec.helm?.version ?? DEFAULT_HELM_VERSION
@@ -29,7 +31,7 @@ export function describeChart(repository: Pick<HelmRepository, 'url' | 'name' | 
   return `chart ${repository.name} ${repository.version} from ${displayUrl(repository.url)}`
 }
 
-/** Runs the engine (renderChart, in a worker or inline); rejects with HelmRenderError. */
+/** Runs the engine (renderChart, in a worker or inline); rejects with HelmRenderError, or ChartRenderTimeout at the time limit. */
 export type ChartRenderFn = (input: HelmRenderInput) => Promise<HelmRenderResult>
 
 export interface HelmRenderRequest {
@@ -37,35 +39,46 @@ export interface HelmRenderRequest {
   readonly instance: { readonly metadata?: ObjectMeta }
   /** Resolved parameters, the context of valuesTemplate. */
   readonly values: Readonly<Record<string, ParamValue>>
-  /** compileValuesTemplate(spec.helm.valuesTemplate), when the caller caches it. */
-  readonly compiledValues?: ParsedTemplate
+  /** Runs the valuesTemplate (in the render pool, or inline). */
+  readonly runTemplate: TemplateRunner
   readonly chart: Chart
   readonly capabilities: HelmCapabilities
   readonly render: ChartRenderFn
+  /** The chart's limits; timeMs is the valuesTemplate's too. */
   readonly limits?: Partial<HelmRenderLimits>
 }
 
 export type HelmRenderOutcome =
   | { readonly ok: true; readonly result: HelmRenderResult }
-  | {
-      readonly ok: false
-      readonly reason: 'TemplateExecutionFailed'
-      readonly message: string
-      /** The engine's HelmRenderCode; undefined when valuesTemplate failed. */
+  | (RenderFailure & {
+      /** The engine's HelmRenderCode; undefined when valuesTemplate failed or the time limit stopped the chart. */
       readonly code?: string
-    }
+    })
 
 /** valuesTemplate, then the chart with those values; a failure names the chart, the template file and the line. */
 export async function renderHelmChart(req: HelmRenderRequest): Promise<HelmRenderOutcome> {
   const helm = req.template.spec.helm
   if (helm === undefined) throw new Error('renderHelmChart: the Template has no spec.helm')
-  const values = renderValuesTemplate({
-    text: helm.valuesTemplate,
-    instance: req.instance,
-    values: req.values,
-    ...(req.compiledValues === undefined ? {} : { compiled: req.compiledValues }),
-  })
-  if (!values.ok) return values
+  const timeMs = req.limits?.timeMs ?? DEFAULT_RENDER_LIMITS.timeMs
+  const subject = templateSubject(req.template)
+  const values =
+    helm.valuesTemplate === undefined
+      ? { ok: true as const, values: {} }
+      : await req.runTemplate({
+          kind: 'values',
+          text: helm.valuesTemplate,
+          instance: jobInstance(req.instance),
+          values: req.values,
+          timeMs,
+        })
+  if (!values.ok) {
+    if (values.reason !== 'RenderTimeout') return values
+    return {
+      ok: false,
+      reason: 'RenderTimeout',
+      message: renderTimeoutMessage(`${subject}: ${VALUES_TEMPLATE_NAME}`, timeMs, values.message),
+    }
+  }
   const input: HelmRenderInput = {
     chart: req.chart,
     helm: helmVersionOf(req.template),
@@ -78,6 +91,10 @@ export async function renderHelmChart(req: HelmRenderRequest): Promise<HelmRende
   try {
     return { ok: true, result: await req.render(input) }
   } catch (err) {
+    if (err instanceof ChartRenderTimeout) {
+      const chart = describeChart(helm.chart.repository)
+      return { ok: false, reason: 'RenderTimeout', message: renderTimeoutMessage(`${subject}: ${chart}`, err.limitMs, err.message) }
+    }
     if (!(err instanceof HelmRenderError)) throw err
     return {
       ok: false,

@@ -1,10 +1,16 @@
 // Template + TemplateInstance + resolved parameters -> manifests. Pure: the
 // only outside knowledge, whether a kind is namespaced, is passed in.
 //
-// Every failure here is `Rendered=False/TemplateExecutionFailed` with a
-// message that says what went wrong and where: the engine's own Go-formatted
-// message for parse and execution errors, the document and line for YAML and
-// manifest problems.
+// Two halves, so that the slow and untrusted one can run on another thread
+// (src/reconciler/render-pool.ts): renderDocuments executes the Go template
+// and decodes its YAML; manifestsOf checks the documents and defaults their
+// namespaces, which needs the API's scope knowledge.
+//
+// Every failure is `Rendered=False/TemplateExecutionFailed` with a message
+// that says what went wrong and where: the engine's own Go-formatted message
+// for parse and execution errors, the document and line for YAML and
+// manifest problems. An execution stopped at its deadline is RenderTimeout
+// (time-limit.ts).
 
 import type { ObjectMeta } from '../api/meta.ts'
 import type { Template } from '../api/template.ts'
@@ -15,7 +21,26 @@ import { buildRenderContext } from './context.ts'
 import { ManifestError, toRenderedObjects } from './manifests.ts'
 import type { RenderedObject, ScopeLookup } from './manifests.ts'
 import type { ParamValue } from './types.ts'
-import { parseYamlStream, YamlDocumentError } from '../encoding/yaml.ts'
+import { parseYamlStream, type YamlDocument, YamlDocumentError } from '../encoding/yaml.ts'
+import { isTimeLimit } from './time-limit.ts'
+
+/** A render that did not produce output; RenderTimeout when its deadline stopped it. */
+export type RenderFailure = {
+  readonly ok: false
+  readonly reason: 'TemplateExecutionFailed' | 'RenderTimeout'
+  readonly message: string
+}
+
+export interface DocumentsInput {
+  readonly compiled: ParsedTemplate
+  readonly instance: { readonly metadata?: ObjectMeta }
+  /** ParameterResult.values. */
+  readonly values: Readonly<Record<string, ParamValue>>
+  /** performance.now() at which execution stops (RenderTimeout); none when absent. */
+  readonly deadline?: number
+}
+
+export type DocumentsResult = { readonly ok: true; readonly documents: YamlDocument[] } | RenderFailure
 
 export interface RenderInput {
   readonly template: Pick<Template, 'metadata' | 'spec'>
@@ -25,6 +50,7 @@ export interface RenderInput {
   /** compileTemplate(template), when the caller caches it; parsed here otherwise. */
   readonly compiled?: ParsedTemplate
   readonly isNamespaced: ScopeLookup
+  readonly deadline?: number
 }
 
 export type RenderResult =
@@ -34,7 +60,7 @@ export type RenderResult =
       /** gvkStrings whose scope the API does not know; their objects were left as written. */
       readonly unknownKinds: string[]
     }
-  | { readonly ok: false; readonly reason: 'TemplateExecutionFailed'; readonly message: string }
+  | RenderFailure
 
 /**
  * Parses spec.gotemplate with the Sprig functions, under the Template's name
@@ -44,31 +70,71 @@ export type RenderResult =
 export function compileTemplate(template: Pick<Template, 'metadata' | 'spec'>): ParsedTemplate {
   const text = template.spec.gotemplate
   if (text === undefined) throw new Error(`Template ${templateRef(template)} has no spec.gotemplate`)
-  return parse(template.metadata?.name ?? 'template', text, sprigFuncs)
+  return compileBody(template.metadata?.name ?? 'template', text)
 }
 
-export function renderInstance(input: RenderInput): RenderResult {
-  const { template, instance } = input
-  const fail = (message: string): RenderResult => ({ ok: false, reason: 'TemplateExecutionFailed', message })
-  if (template.spec.gotemplate === undefined) {
-    return fail(`Template ${templateRef(template)} has no spec.gotemplate; only gotemplate Templates are rendered`)
-  }
+/** Parses a gotemplate body under `name` with the Sprig functions. Throws ParseError. */
+export function compileBody(name: string, text: string): ParsedTemplate {
+  return parse(name, text, sprigFuncs)
+}
+
+/** Executes the template over the instance context and decodes the output as a YAML stream. */
+export function renderDocuments(input: DocumentsInput): DocumentsResult {
+  const fail = (message: string): RenderFailure => ({ ok: false, reason: 'TemplateExecutionFailed', message })
   let text: string
   try {
-    const compiled = input.compiled ?? compileTemplate(template)
-    text = execute(compiled, buildRenderContext(instance, input.values))
+    const limits = input.deadline === undefined ? {} : { limits: { deadline: input.deadline } }
+    text = execute(input.compiled, buildRenderContext(input.instance, input.values), limits)
   } catch (err) {
-    if (err instanceof ParseError || err instanceof ExecError) return fail(err.message)
+    if (isTimeLimit(err)) return { ok: false, reason: 'RenderTimeout', message: err.message }
+    if (err instanceof ExecError) return fail(err.message)
     throw err
   }
   try {
-    const objects = toRenderedObjects(parseYamlStream(text), instance.metadata?.namespace ?? '', input.isNamespaced)
+    return { ok: true, documents: parseYamlStream(text) }
+  } catch (err) {
+    if (err instanceof YamlDocumentError) return fail(err.message)
+    throw err
+  }
+}
+
+/** Checks decoded documents and defaults their namespaces (in place); lists the kinds the API does not know. */
+export function manifestsOf(documents: readonly YamlDocument[], instanceNamespace: string, isNamespaced: ScopeLookup): RenderResult {
+  try {
+    const objects = toRenderedObjects(documents, instanceNamespace, isNamespaced)
     const unknownKinds = [...new Set(objects.filter((o) => o.namespaced === undefined).map((o) => o.gvk))]
     return { ok: true, objects, unknownKinds }
   } catch (err) {
-    if (err instanceof YamlDocumentError || err instanceof ManifestError) return fail(err.message)
+    if (err instanceof ManifestError) return { ok: false, reason: 'TemplateExecutionFailed', message: err.message }
     throw err
   }
+}
+
+/** Both halves on this thread: for the CLI and tests, where nothing else waits. */
+export function renderInstance(input: RenderInput): RenderResult {
+  const { template, instance } = input
+  if (template.spec.gotemplate === undefined) {
+    return {
+      ok: false,
+      reason: 'TemplateExecutionFailed',
+      message: `Template ${templateRef(template)} has no spec.gotemplate; only gotemplate Templates are rendered`,
+    }
+  }
+  let compiled: ParsedTemplate
+  try {
+    compiled = input.compiled ?? compileTemplate(template)
+  } catch (err) {
+    if (err instanceof ParseError) return { ok: false, reason: 'TemplateExecutionFailed', message: err.message }
+    throw err
+  }
+  const docs = renderDocuments({
+    compiled,
+    instance,
+    values: input.values,
+    ...(input.deadline === undefined ? {} : { deadline: input.deadline }),
+  })
+  if (!docs.ok) return docs
+  return manifestsOf(docs.documents, instance.metadata?.namespace ?? '', input.isNamespaced)
 }
 
 function templateRef(template: Pick<Template, 'metadata'>): string {

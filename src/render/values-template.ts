@@ -6,7 +6,8 @@
 // Every failure is Rendered=False/TemplateExecutionFailed on the instance
 // with the line: the engine's `template: spec.helm.valuesTemplate:3: ...` for
 // parse and execution errors, the line of the rendered output for YAML that
-// does not decode or is not a mapping.
+// does not decode or is not a mapping. An execution stopped at its deadline
+// is RenderTimeout (time-limit.ts).
 
 import type { ObjectMeta } from '../api/meta.ts'
 import { execute, ExecError, parse, ParseError, type ParsedTemplate } from '../gotemplate/index.ts'
@@ -14,6 +15,8 @@ import { sprigFuncs } from '../gotemplate/sprig/index.ts'
 import { buildRenderContext } from './context.ts'
 import type { ParamValue } from './types.ts'
 import { parseYamlStream, YamlDocumentError } from '../encoding/yaml.ts'
+import type { RenderFailure } from './render.ts'
+import { isTimeLimit } from './time-limit.ts'
 
 /** The template name messages carry, so they say which field and line failed. */
 export const VALUES_TEMPLATE_NAME = 'spec.helm.valuesTemplate'
@@ -30,11 +33,11 @@ export interface ValuesTemplateInput {
   readonly compiled?: ParsedTemplate
   readonly instance: { readonly metadata?: ObjectMeta }
   readonly values: Readonly<Record<string, ParamValue>>
+  /** performance.now() at which execution stops (RenderTimeout); none when absent. */
+  readonly deadline?: number
 }
 
-export type ValuesTemplateResult =
-  | { readonly ok: true; readonly values: Record<string, unknown> }
-  | { readonly ok: false; readonly reason: 'TemplateExecutionFailed'; readonly message: string }
+export type ValuesTemplateResult = { readonly ok: true; readonly values: Record<string, unknown> } | RenderFailure
 
 /** The first line at or after `from` (1-based) holding YAML content rather than a blank, a comment or "---". */
 function contentLine(text: string, from: number): number {
@@ -57,8 +60,10 @@ export function renderValuesTemplate(input: ValuesTemplateInput): ValuesTemplate
   let text: string
   try {
     const compiled = input.compiled ?? compileValuesTemplate(input.text)
-    text = execute(compiled, buildRenderContext(input.instance, input.values))
+    const limits = input.deadline === undefined ? {} : { limits: { deadline: input.deadline } }
+    text = execute(compiled, buildRenderContext(input.instance, input.values), limits)
   } catch (err) {
+    if (isTimeLimit(err)) return { ok: false, reason: 'RenderTimeout', message: err.message }
     if (err instanceof ParseError || err instanceof ExecError) return fail(err.message)
     throw err
   }

@@ -25,8 +25,8 @@ import {
   renderHelmTemplate,
   type SecretReader,
   validateHelmSpec,
-  ValuesTemplateCache,
 } from '../../src/reconciler/helm.ts'
+import { inlineTemplateRunner } from '../../src/render/template-job.ts'
 import type { DryRunCheck } from '../../src/controller/pipeline.ts'
 import type { KubeClient } from '../../src/kube/client.ts'
 
@@ -155,8 +155,9 @@ function support(chartFor: HelmSupport['chartFor']): HelmSupport & { renders: nu
       s.renders++
       return renderChart(i)
     },
+    runTemplate: inlineTemplateRunner(),
     retryMs: 60_000,
-    limits: undefined,
+    limits: { timeMs: 10_000 },
     close: async () => {},
   }
   return s
@@ -170,7 +171,6 @@ t.test('an instance render: the chart objects, namespaced, hooks left out', asyn
   const skipped: string[] = []
   const r = await renderHelmTemplate(
     helm,
-    new ValuesTemplateCache(),
     template({ valuesTemplate: 'color: {{ .parameters.c }}' }),
     instance,
     { c: 'green' },
@@ -190,7 +190,7 @@ t.test('an unavailable chart is Rendered=False/ChartUnavailable, retried after r
     condition: 'SourceAccessible',
     message: 'https://charts.example.com/stable chart web version 1.2.0: unreachable',
   }))
-  t.strictSame(await renderHelmTemplate(helm, new ValuesTemplateCache(), template(), instance, {}, scope), {
+  t.strictSame(await renderHelmTemplate(helm, template(), instance, {}, scope), {
     ok: false,
     reason: 'ChartUnavailable',
     message: 'https://charts.example.com/stable chart web version 1.2.0: unreachable',
@@ -200,24 +200,24 @@ t.test('an unavailable chart is Rendered=False/ChartUnavailable, retried after r
 
 t.test('a values schema violation and a valuesTemplate parse error are TemplateExecutionFailed', async (t) => {
   const helm = support(async () => ({ ok: true, fetched }))
-  const r = await renderHelmTemplate(helm, new ValuesTemplateCache(), template({ valuesTemplate: 'color: red' }), instance, {}, scope)
+  const r = await renderHelmTemplate(helm, template({ valuesTemplate: 'color: red' }), instance, {}, scope)
   t.match(r, {
     ok: false,
     reason: 'TemplateExecutionFailed',
     message: /^chart web 1\.2\.0 from https:\/\/charts\.example\.com\/stable: values don't meet the specifications/,
   })
-  const p = await renderHelmTemplate(helm, new ValuesTemplateCache(), template({ valuesTemplate: '{{ end }}' }), instance, {}, scope)
+  const p = await renderHelmTemplate(helm, template({ valuesTemplate: '{{ end }}' }), instance, {}, scope)
   t.strictSame(p, { ok: false, reason: 'TemplateExecutionFailed', message: 'template: spec.helm.valuesTemplate:1: unexpected {{end}}' })
 })
 
 t.test('Valid: the valuesTemplate must parse', async (t) => {
-  const cache = new ValuesTemplateCache()
-  t.strictSame(validateHelmSpec(cache, template({ valuesTemplate: 'a: {{ .x' })), {
+  const helm = support(async () => ({ ok: true, fetched }))
+  t.strictSame(await validateHelmSpec(helm, template({ valuesTemplate: 'a: {{ .x' })), {
     ok: false,
     reason: 'ValidationFailed',
     message: 'template: spec.helm.valuesTemplate:1: unclosed action',
   })
-  t.strictSame(validateHelmSpec(cache, template()), { ok: true })
+  t.strictSame(await validateHelmSpec(helm, template()), { ok: true })
 })
 
 t.test('SourceAccessible: the fetched chart and its digest, or the failure with its retry', async (t) => {
@@ -249,39 +249,28 @@ t.test('the dry run: literal defaults, skipped without them, a schema violation 
   const helm = support(async () => ({ ok: true, fetched }))
   const memo = new Map<string, DryRunCheck>()
   const params = { parameters: [{ name: 'c', value: 'green' }] }
-  t.strictSame(
-    await dryRunHelm(helm, new ValuesTemplateCache(), template({ valuesTemplate: 'color: {{ .parameters.c }}' }, params), memo),
-    { ok: true },
-  )
+  t.strictSame(await dryRunHelm(helm, template({ valuesTemplate: 'color: {{ .parameters.c }}' }, params), memo), { ok: true })
   t.equal(helm.renders, 1)
-  t.strictSame(
-    await dryRunHelm(helm, new ValuesTemplateCache(), template({ valuesTemplate: 'color: {{ .parameters.c }}' }, params), memo),
-    { ok: true },
-  )
+  t.strictSame(await dryRunHelm(helm, template({ valuesTemplate: 'color: {{ .parameters.c }}' }, params), memo), { ok: true })
   t.equal(helm.renders, 1, 'the same generation and chart digest render once')
   t.equal(
-    await dryRunHelm(
-      helm,
-      new ValuesTemplateCache(),
-      template({ valuesTemplate: 'color: {{ .parameters.c }}' }, { parameters: [{ name: 'c' }] }),
-      new Map(),
-    ),
+    await dryRunHelm(helm, template({ valuesTemplate: 'color: {{ .parameters.c }}' }, { parameters: [{ name: 'c' }] }), new Map()),
     'skipped',
   )
   t.strictSame(
-    await dryRunHelm(helm, new ValuesTemplateCache(), template({}, { parameters: [{ name: 'c' }] }), new Map()),
+    await dryRunHelm(helm, template({}, { parameters: [{ name: 'c' }] }), new Map()),
     { ok: true },
     'no valuesTemplate: parameters do not matter',
   )
-  const bad = await dryRunHelm(helm, new ValuesTemplateCache(), template({ valuesTemplate: 'color: red' }), new Map())
+  const bad = await dryRunHelm(helm, template({ valuesTemplate: 'color: red' }), new Map())
   t.match(bad, { ok: false, condition: 'Valid', reason: 'ValidationFailed', message: /values don't meet the specifications/ })
-  const failing = await dryRunHelm(helm, new ValuesTemplateCache(), template({ valuesTemplate: '{{ fail "nope" }}' }), new Map())
+  const failing = await dryRunHelm(helm, template({ valuesTemplate: '{{ fail "nope" }}' }), new Map())
   t.match(failing, { ok: false, condition: 'DryRunRendered', reason: 'RenderFailed', message: /nope/ })
 })
 
 t.test('createHelmSupport retries an unavailable chart every 60 s unless told otherwise', async (t) => {
   const client = {} as KubeClient
-  const renderer = { render: async () => ({ objects: [], skipped: [] }), close: async () => {} }
+  const renderer = { render: async () => ({ objects: [], skipped: [] }), runTemplate: inlineTemplateRunner(), close: async () => {} }
   t.equal(createHelmSupport({ client, renderer }).retryMs, 60_000)
   t.equal(createHelmSupport({ client, renderer, retryMs: 1000 }).retryMs, 1000)
 })

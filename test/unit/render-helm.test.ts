@@ -5,8 +5,11 @@
 import t from 'tap'
 import type { Template } from '../../src/api/template.ts'
 import { defaultCapabilities, HelmRenderError, type HelmRenderInput, loadChartFiles, renderChart } from '../../src/helm/index.ts'
+import { inlineTemplateRunner } from '../../src/render/template-job.ts'
 import { apiVersionsFromDiscovery, describeChart, helmManifests, type HelmRenderOutcome, renderHelmChart } from '../../src/render/helm.ts'
 
+/** valuesTemplates on this thread, as the CLI runs them. */
+const runTemplate = inlineTemplateRunner()
 const repository = { url: 'oci://registry.example.com/charts', name: 'web', version: '1.2.0' }
 
 function template(helm: Partial<NonNullable<Template['spec']['helm']>> = {}): Template {
@@ -59,6 +62,7 @@ t.test('the engine gets the release, namespace, Helm major and the valuesTemplat
       values: { color: 'green' },
       chart,
       capabilities: defaultCapabilities(),
+      runTemplate,
       render: engine.render,
       limits: { timeMs: 1234 },
     }),
@@ -82,6 +86,7 @@ t.test('the engine gets the release, namespace, Helm major and the valuesTemplat
     values: {},
     chart,
     capabilities: defaultCapabilities(),
+    runTemplate,
     render: named.render,
   })
   t.equal(named.inputs[0]?.releaseName, 'fixed')
@@ -97,6 +102,7 @@ t.test('a valuesTemplate failure is reported before the chart renders', async (t
     values: {},
     chart,
     capabilities: defaultCapabilities(),
+    runTemplate,
     render: engine.render,
   })
   t.strictSame(r, {
@@ -114,6 +120,7 @@ t.test('an engine failure names the chart, version and repository, and keeps its
     values: {},
     chart,
     capabilities: defaultCapabilities(),
+    runTemplate,
     render: async () => {
       throw new HelmRenderError('TemplateExec', 'template: web/templates/cm.yaml:6:14: executing "web/templates/cm.yaml" at <fail>: boom', {
         template: 'web/templates/cm.yaml',
@@ -135,6 +142,7 @@ t.test('an engine failure names the chart, version and repository, and keeps its
       values: {},
       chart,
       capabilities: defaultCapabilities(),
+      runTemplate,
       render: async () => Promise.reject(new Error('bug')),
     }),
     /bug/,

@@ -1,11 +1,13 @@
-// Worker thread of the chart render pool (helm-render-pool.ts): runs
-// renderChart on inputs the reconciler posts, so that a chart's templates
-// never hold the reconciler's event loop. One render at a time.
+// Worker thread of the render pool (render-pool.ts): runs renderChart and Go
+// template jobs on inputs the reconciler posts, so that a user's template
+// never holds the reconciler's event loop. One job at a time.
 
 import { parentPort } from 'node:worker_threads'
 import type { Chart, ChartFile, Subchart } from '../helm/chart/types.ts'
-import { HelmRenderError, type HelmRenderInput, renderChart } from '../helm/render/index.ts'
-import { type RenderReply, type RenderRequest, touchLru, type WorkerReady } from './helm-render-pool.ts'
+import { HelmRenderError, type HelmRenderInput, renderChart, DEFAULT_RENDER_LIMITS } from '../helm/render/index.ts'
+import { ParseCache, runTemplateJob } from '../render/template-job.ts'
+import { chartTimedOut } from '../render/time-limit.ts'
+import { type ChartOutcome, type RenderReply, type RenderRequest, touchLru, type WorkerReady } from './render-pool.ts'
 
 // Structured cloning turns each Buffer into a plain Uint8Array; the engine reads files as Buffers.
 const buf = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength)
@@ -22,11 +24,13 @@ function reviveChart(c: Chart): Chart {
   }
 }
 
-function run(input: HelmRenderInput): RenderReply['outcome'] {
+function run(input: HelmRenderInput): ChartOutcome {
+  const started = performance.now()
   try {
     return { ok: true, result: renderChart(input) }
   } catch (err) {
     if (err instanceof HelmRenderError) {
+      const timedOut = chartTimedOut(err, performance.now() - started, input.limits?.timeMs ?? DEFAULT_RENDER_LIMITS.timeMs)
       return {
         ok: false,
         error: {
@@ -35,6 +39,7 @@ function run(input: HelmRenderInput): RenderReply['outcome'] {
           message: err.message,
           ...(err.template === undefined ? {} : { template: err.template }),
           ...(err.line === undefined ? {} : { line: err.line }),
+          ...(timedOut ? { timedOut } : {}),
         },
       }
     }
@@ -44,17 +49,20 @@ function run(input: HelmRenderInput): RenderReply['outcome'] {
 
 // Charts by the pool's chartId: a chart is cloned over once, and its parse and schema caches stay warm.
 const charts = new Map<number, Chart>()
+// Go templates by name and text: a Template's body is parsed once per worker.
+const parsed = new ParseCache()
+
+function answer(req: RenderRequest): RenderReply['outcome'] {
+  if (req.kind === 'template') return runTemplateJob(req.job, parsed)
+  const chart = req.chart === undefined ? charts.get(req.chartId) : reviveChart(req.chart)
+  if (chart === undefined) return { ok: false, error: { helm: false, message: `chart ${req.chartId} was not sent to this worker` } }
+  touchLru(charts, req.chartId, chart)
+  return run({ ...req.input, chart })
+}
 
 const port = parentPort
-if (port === null) throw new Error('helm-render-worker.ts runs as a worker thread of helm-render-pool.ts')
+if (port === null) throw new Error('render-worker.ts runs as a worker thread of render-pool.ts')
 port.on('message', (req: RenderRequest) => {
-  const chart = req.chart === undefined ? charts.get(req.chartId) : reviveChart(req.chart)
-  if (chart === undefined) {
-    const error = { helm: false as const, message: `chart ${req.chartId} was not sent to this worker` }
-    port.postMessage({ id: req.id, outcome: { ok: false, error } } satisfies RenderReply)
-    return
-  }
-  touchLru(charts, req.chartId, chart)
-  port.postMessage({ id: req.id, outcome: run({ ...req.input, chart }) } satisfies RenderReply)
+  port.postMessage({ id: req.id, outcome: answer(req) } satisfies RenderReply)
 })
 port.postMessage({ ready: true } satisfies WorkerReady)

@@ -1,7 +1,8 @@
-// The chart render pool (src/reconciler/helm-render-pool.ts): renders in
-// worker threads, errors that cross the thread as HelmRenderError, and a
-// worker that never answers or runs out of memory stopped without the
-// pool or this thread being affected.
+// The render pool (src/reconciler/render-pool.ts): charts and Go templates
+// render in worker threads, errors cross the thread as HelmRenderError or as
+// outcomes, a render stops at its time limit (by itself, or its worker is
+// terminated), a slow render holds up only itself, and a worker that runs
+// out of memory is stopped without the pool or this thread being affected.
 
 import t from 'tap'
 import { mkdtempSync, writeFileSync } from 'node:fs'
@@ -9,7 +10,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { defaultCapabilities, HelmRenderError, type HelmRenderInput, loadChartFiles, renderChart } from '../../src/helm/index.ts'
-import { createRenderPool, WORKER_CHART_CACHE } from '../../src/reconciler/helm-render-pool.ts'
+import { createRenderPool, WORKER_CHART_CACHE } from '../../src/reconciler/render-pool.ts'
+import { ParseCache, runTemplateJob, type TemplateJob } from '../../src/render/template-job.ts'
+import { ChartRenderTimeout } from '../../src/render/time-limit.ts'
 
 const chart = await loadChartFiles(
   [
@@ -68,7 +71,7 @@ t.test('an engine error reaches the caller as a HelmRenderError with its code, t
   t.match(await pool.render(input()), { objects: [{ template: 'demo/templates/cm.yaml' }] }, 'the worker keeps serving after an error')
 })
 
-t.test('a worker that never answers is terminated after the time limit and grace; the next render gets a new worker', async (t) => {
+t.test('a chart worker that never answers is terminated after the time limit and grace; the next render gets a new worker', async (t) => {
   const hang = workerFile(
     'hang.mjs',
     "import { parentPort } from 'node:worker_threads'\nparentPort.on('message', (m) => { if (m.input.releaseName === 'hang') for (;;) {} ; parentPort.postMessage({ id: m.id, outcome: { ok: true, result: { objects: [], skipped: [] } } }) })\n",
@@ -81,9 +84,9 @@ t.test('a worker that never answers is terminated after the time limit and grace
   const err = await pool.render(input({ releaseName: 'hang', limits: { timeMs: 400 } })).catch((e: unknown) => e)
   clearInterval(timer)
   const took = Date.now() - started
-  t.ok(err instanceof HelmRenderError, String(err))
-  t.equal((err as HelmRenderError).code, 'Limit')
-  t.equal((err as HelmRenderError).message, 'the chart did not render within 0.4 s (its templates may loop); the render was stopped')
+  t.ok(err instanceof ChartRenderTimeout, String(err))
+  t.equal((err as ChartRenderTimeout).limitMs, 400)
+  t.equal((err as ChartRenderTimeout).message, 'it did not stop by itself, so the worker thread running it was terminated')
   t.ok(took >= 500, `stopped after the limit and the grace (${took} ms)`)
   t.ok(ticks >= 5, `this thread kept running meanwhile (${ticks} timer ticks)`)
   t.strictSame(await pool.render(input()), { objects: [], skipped: [] }, 'a fresh worker answers the next render')
@@ -164,11 +167,114 @@ t.test('loading a worker does not count against the render time limit; a worker 
   writeFileSync(never, 'await new Promise(() => setInterval(() => {}, 1000))\n')
   const stuck = createRenderPool({ size: 1, startupMs: 500, workerUrl: pathToFileURL(never) })
   t.teardown(() => stuck.close())
-  await t.rejects(stuck.render(input()), /the chart render worker did not start within 0\.5 s/)
+  await t.rejects(stuck.render(input()), /the render worker did not start within 0\.5 s/)
 })
 
 t.test('after close, renders are refused', async (t) => {
   const pool = createRenderPool()
   await pool.close()
   await t.rejects(pool.render(input()), /closed/)
+})
+
+const instanceOf = { metadata: { name: 'app1', namespace: 'team-a', labels: { tier: 'web' } } }
+const cm =
+  'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .instance.name }}\ndata:\n  tier: {{ .instance.labels.tier }}\n  v: {{ .parameters.v | quote }}\n  p: {{ index .parameters "__proto__" | quote }}\n'
+/** The issue's Template: within every size limit, but 400000 hashes of 40 KB. */
+const SLOW = '{{ range $i := until 400000 }}{{ $s := repeat 20000 "ab" | sha256sum }}{{ end }}'
+
+t.test('Go template jobs answer in a worker as on this thread', async (t) => {
+  const pool = createRenderPool({ size: 1 })
+  t.teardown(() => pool.close())
+  const jobs: TemplateJob[] = [
+    {
+      kind: 'manifests',
+      name: 'web',
+      text: cm,
+      instance: instanceOf,
+      values: { v: 'x', ['__proto__']: 'a key like any other' },
+      timeMs: 10_000,
+    },
+    { kind: 'manifests', name: 'web', text: '{{ .parameters.missing }}', instance: instanceOf, values: {}, timeMs: 10_000 },
+    { kind: 'manifests', name: 'web', text: 'a: [', instance: instanceOf, values: {}, timeMs: 10_000 },
+    {
+      kind: 'values',
+      text: 'replicas: {{ .parameters.n }}\nname: {{ .instance.name }}',
+      instance: instanceOf,
+      values: { n: '3' },
+      timeMs: 10_000,
+    },
+    { kind: 'parse', name: 'web', text: '{{ if }}', timeMs: 10_000 },
+    { kind: 'parse', name: 'web', text: cm, timeMs: 10_000 },
+  ]
+  for (const job of jobs) t.strictSame(await pool.runTemplate(job), runTemplateJob(job, new ParseCache()), `${job.kind}: ${job.text}`)
+  t.match(await pool.runTemplate(jobs[0] as TemplateJob), {
+    ok: true,
+    documents: [{ value: { metadata: { name: 'app1' }, data: { tier: 'web', v: 'x', p: 'a key like any other' } } }],
+  })
+})
+
+t.test('a slow Go template stops at its time limit in the worker, while this thread keeps running', async (t) => {
+  // A grace far beyond the test: an answer proves the engine stopped by itself, not the pool.
+  const pool = createRenderPool({ size: 1, graceMs: 600_000 })
+  t.teardown(() => pool.close())
+  let ticks = 0
+  const timer = setInterval(() => ticks++, 50)
+  const started = Date.now()
+  const out = await pool.runTemplate({ kind: 'manifests', name: 'slow', text: SLOW, instance: instanceOf, values: {}, timeMs: 500 })
+  const took = Date.now() - started
+  clearInterval(timer)
+  t.strictSame(out, {
+    ok: false,
+    reason: 'RenderTimeout',
+    message: 'template: slow:1:59: executing "slow" at <sha256sum>: execution exceeded its time limit',
+  })
+  t.ok(took >= 500, `not before the limit (${took} ms)`)
+  t.ok(ticks >= 5, `this thread kept running meanwhile (${ticks} timer ticks)`)
+  t.match(await pool.runTemplate({ kind: 'parse', name: 'web', text: cm, timeMs: 500 }), { ok: true }, 'the worker serves the next job')
+})
+
+const templateWorker = workerFile(
+  'template.mjs',
+  [
+    "import { parentPort } from 'node:worker_threads'",
+    "parentPort.on('message', (m) => {",
+    '  const reply = () => parentPort.postMessage({ id: m.id, outcome: { ok: true, documents: [{ document: 1, line: 1, value: m.job.name }] } })',
+    "  if (m.job.name === 'hang') for (;;) {}",
+    "  if (m.job.name === 'slow') setTimeout(reply, 1500)",
+    '  else reply()',
+    '})',
+    '',
+  ].join('\n'),
+)
+const named = (name: string): TemplateJob => ({ kind: 'manifests', name, text: '', instance: instanceOf, values: {}, timeMs: 5000 })
+
+t.test('a Go template whose worker does not stop by itself is a RenderTimeout, and the next job gets a new worker', async (t) => {
+  const pool = createRenderPool({ size: 1, graceMs: 100, workerUrl: templateWorker })
+  t.teardown(() => pool.close())
+  const started = Date.now()
+  t.strictSame(await pool.runTemplate({ ...named('hang'), timeMs: 300 }), {
+    ok: false,
+    reason: 'RenderTimeout',
+    message: 'it did not stop by itself, so the worker thread running it was terminated',
+  })
+  t.ok(Date.now() - started >= 400, 'after the limit and the grace')
+  t.match(await pool.runTemplate(named('next')), { ok: true, documents: [{ value: 'next' }] })
+})
+
+t.test('a slow render holds up only itself: the next one gets another worker, up to maxWorkers', async (t) => {
+  const order = async (maxWorkers: number): Promise<string[]> => {
+    const pool = createRenderPool({ size: 1, slowMs: 100, maxWorkers, workerUrl: templateWorker })
+    t.teardown(() => pool.close())
+    const done: string[] = []
+    const run = (name: string) => pool.runTemplate(named(name)).then(() => done.push(name))
+    // Both workers are loaded first: loading is not rendering.
+    await Promise.all([run('warm-1'), run('warm-2')])
+    done.length = 0
+    const slow = run('slow')
+    await new Promise((r) => setTimeout(r, 20))
+    await Promise.all([slow, run('fast')])
+    return done
+  }
+  t.strictSame(await order(2), ['fast', 'slow'], 'a second worker takes the next render')
+  t.strictSame(await order(1), ['slow', 'fast'], 'at maxWorkers, the next render waits')
 })
