@@ -1,15 +1,21 @@
 // Where a render stopped at the time limit is reported
 // (docs/render-time-limit.md): the Template validator makes it Valid=False
 // and DryRunRendered=False with reason RenderTimeout, the Template
-// reconcile writes both, an instance's render is Rendered=False/RenderTimeout.
-// Go templates run on this thread
+// reconcile writes both, an instance's render is Rendered=False/RenderTimeout
+// and is not run again for the same inputs. Go templates run on this thread
 // here (the inline runner), with a short limit; the pool is tested on its own.
 
 import t from 'tap'
+import pino from 'pino'
 import { FINALIZER_TEMPLATE } from '../../src/api/names.ts'
 import type { Template } from '../../src/api/template.ts'
 import type { TemplateInstance } from '../../src/api/templateinstance.ts'
-import type { TemplateValidator } from '../../src/controller/pipeline.ts'
+import { DEFAULT_FIGHT_OPTIONS } from '../../src/apply/fight.ts'
+import type { RenderOutcome, RenderPipeline, TemplateValidator } from '../../src/controller/pipeline.ts'
+import { newMemory } from '../../src/controller/instance/memory.ts'
+import { InstanceRecord } from '../../src/controller/instance/record.ts'
+import { renderObjects } from '../../src/controller/instance/render.ts'
+import type { WatchRegistry } from '../../src/controller/registry.ts'
 import { TemplateReconciler } from '../../src/controller/template.ts'
 import { defaultCapabilities } from '../../src/helm/index.ts'
 import type { KubeClient } from '../../src/kube/client.ts'
@@ -125,4 +131,43 @@ t.test('the Template reconcile writes Valid=False and DryRunRendered=False with 
   t.strictSame(byType.Valid, ['False', 'RenderTimeout'])
   t.strictSame(byType.DryRunRendered, ['False', 'RenderTimeout'])
   t.strictSame(warnings, ['RenderTimeout'])
+})
+
+t.test('an instance whose render timed out is not rendered again for the same inputs', async (t) => {
+  let renders = 0
+  const timedOut: RenderOutcome = { ok: false, reason: 'RenderTimeout', message: 'Template platform/slow did not render within ...' }
+  const pipeline = {
+    resolveParameters: async () => ({ ok: true, values: {}, resolved: [], sources: [], withheld: [], secretValues: [] }),
+    render: async () => {
+      renders++
+      return renders > 2 ? { ok: true, objects: [] } : timedOut
+    },
+  } as unknown as RenderPipeline
+  const deps = { pipeline, sources: { setOwnerKeys: () => {} } as unknown as WatchRegistry }
+  const memory = newMemory('i1')
+  const pass = async (generation: number) => {
+    const inst: TemplateInstance = {
+      metadata: { name: 'app1', namespace: 'team-a', uid: 'i1', generation },
+      spec: { templateRef: { name: 'slow', namespace: 'platform' } },
+    }
+    const record = new InstanceRecord(
+      {
+        client: {} as KubeClient,
+        events: { normal: () => {}, warning: () => {} },
+        log: pino({ level: 'silent' }),
+        fight: DEFAULT_FIGHT_OPTIONS,
+      },
+      inst,
+      memory.record,
+      new Date(),
+    )
+    const out = await renderObjects(deps, { key: 'team-a/app1', inst, template: template(SLOW), mode: 'revert' }, memory, record)
+    return { ok: out.ok, rendered: record.conditions.find((c) => c.type === 'Rendered') }
+  }
+  t.match(await pass(1), { ok: false, rendered: { status: 'False', reason: 'RenderTimeout' } })
+  t.match(await pass(1), { ok: false, rendered: { status: 'False', reason: 'RenderTimeout' } }, 'reported again')
+  t.equal(renders, 1, 'without running it again')
+  t.match(await pass(2), { ok: false, rendered: { reason: 'RenderTimeout' } })
+  t.equal(renders, 2, 'new inputs (a new instance generation) render again')
+  t.match(await pass(3), { ok: true, rendered: { status: 'True' } })
 })

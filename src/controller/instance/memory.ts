@@ -1,7 +1,7 @@
 // What the reconciler remembers about one instance between passes (never
 // persisted, dropped with the instance or a new UID): per object, our last
 // apply and its fight state; the record's view of our own writes while the
-// cache has not delivered them; the render memo.
+// cache has not delivered them; the render memo, and a render that timed out.
 
 import type { IdentifiedObject, SourceRef } from '../../api/meta.ts'
 import type { TemplateInstanceStatus } from '../../api/templateinstance.ts'
@@ -53,6 +53,12 @@ export interface InstanceMemory {
   /** Bumped by parameter-source watch events; part of the render memo key. */
   sourceEpoch: number
   renderMemo?: RenderMemo
+  /**
+   * A render stopped at the render time limit, by the memo key of its inputs:
+   * a pass over the same inputs reports it again without spending another
+   * time limit of a render worker on it (docs/render-time-limit.md).
+   */
+  renderTimeout?: { readonly key: string; readonly reason: string; readonly message: string }
 }
 
 export function newMemory(uid: string): InstanceMemory {

@@ -1,9 +1,10 @@
 // Step 4: parameters and render, memoized on their inputs (the Template's and
 // the instance's generation, the instance's labels, the parameter sources'
 // epoch), so that drift events, which change none of them, do not read
-// parameter sources again. Sets ParametersValid and Rendered, the redactor of
-// the values read from Secrets, and status.resolvedParameters and
-// resolvedTemplateRef.
+// parameter sources again; a render that ran into the time limit is
+// remembered on the same key and not run again. Sets ParametersValid and
+// Rendered, the redactor of the values read from Secrets, and
+// status.resolvedParameters and resolvedTemplateRef.
 
 import { createHash } from 'node:crypto'
 import { type ConditionUpdate, InstanceConditionType as C, Reason } from '../../api/conditions.ts'
@@ -58,8 +59,12 @@ export async function renderObjects(
     }
     record.status.resolvedParameters = params.resolved
     record.redact = redactor(params.secretValues)
-    const rendered = await deps.pipeline.render(template, inst, params.values)
+    const timedOut = memory.renderTimeout?.key === memoKey ? memory.renderTimeout : undefined
+    const rendered =
+      timedOut === undefined ? await deps.pipeline.render(template, inst, params.values) : { ...timedOut, ok: false as const }
     if (!rendered.ok) {
+      if (rendered.reason === Reason.RenderTimeout)
+        memory.renderTimeout = { key: memoKey, reason: rendered.reason, message: rendered.message }
       record.set(parametersResolved(params.withheld))
       record.set({ type: C.Rendered, status: 'False', reason: rendered.reason, message: rendered.message })
       return rendered.retryAfterMs === undefined ? { ok: false } : { ok: false, result: { requeueAfterMs: rendered.retryAfterMs } }
@@ -77,6 +82,7 @@ export async function renderObjects(
       redact: record.redact,
     }
     memory.renderMemo = memo
+    memory.renderTimeout = undefined
   }
   record.status.resolvedParameters = memo.resolved
   record.redact = memo.redact
