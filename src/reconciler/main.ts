@@ -18,6 +18,8 @@ import { createProcessRegistry } from '../telemetry/metrics.ts'
 import { createRenderPipeline, createTemplateValidator } from './wiring.ts'
 import { observeReconciler } from './metrics.ts'
 import { createHelmSupport } from './helm.ts'
+import { createRenderPool } from './render-pool.ts'
+import { DEFAULT_RENDER_TIMEOUT_MS } from '../render/time-limit.ts'
 import { COMPONENT_FLAGS, type ComponentTable, componentTableFrom } from '../api/writers.ts'
 
 export interface ReconcilerConfig {
@@ -35,6 +37,8 @@ export interface ReconcilerConfig {
   correctionBackoffMaxMs: number
   /** host[:port] of OCI chart registries reached over plain HTTP instead of HTTPS. */
   helmPlainHttpRegistries: string[]
+  /** The time limit of every render: Go templates, valuesTemplates, charts (docs/render-time-limit.md). */
+  renderTimeoutMs: number
   /** The cluster's components, whose additions to rendered objects are theirs (docs/writers.md). */
   components: ComponentTable
 }
@@ -58,6 +62,10 @@ const FLAGS = {
   'correction-backoff-max-seconds': {
     env: 'TEMPLATE_SYNC_CORRECTION_BACKOFF_MAX_SECONDS',
     help: 'under a fight over a field, correct again at least this often (default 300)',
+  },
+  'render-timeout-seconds': {
+    env: 'TEMPLATE_SYNC_RENDER_TIMEOUT_SECONDS',
+    help: 'a render (Go template, valuesTemplate, chart) that runs longer is stopped: RenderTimeout (default 10)',
   },
   'helm-plain-http-registries': {
     env: 'TEMPLATE_SYNC_HELM_PLAIN_HTTP_REGISTRIES',
@@ -115,6 +123,8 @@ export function parseReconcilerConfig(argv: readonly string[], env: Readonly<Rec
         1,
         3600,
       ) * 1000,
+    renderTimeoutMs:
+      int(get('render-timeout-seconds') ?? String(DEFAULT_RENDER_TIMEOUT_MS / 1000), '--render-timeout-seconds', 1, 600) * 1000,
     helmPlainHttpRegistries: (get('helm-plain-http-registries') ?? '')
       .split(',')
       .map((h) => h.trim())
@@ -171,7 +181,14 @@ export async function runReconciler(options: RunReconcilerOptions): Promise<numb
     log: logTo(log),
   })
   // One chart fetcher (and cache) and one render pool for the life of the process, across leadership terms.
-  const helm = createHelmSupport({ client, plainHttpRegistries: config.helmPlainHttpRegistries })
+  // Renders are awaited by the instance workers and the Template worker: with a worker thread for each of
+  // them beyond the pool's two, a slow render never holds up another.
+  const helm = createHelmSupport({
+    client,
+    plainHttpRegistries: config.helmPlainHttpRegistries,
+    timeoutMs: config.renderTimeoutMs,
+    renderer: createRenderPool({ size: 2, maxWorkers: 2 + config.workers + 1 }),
+  })
   let manager: Manager | undefined
   let leading = false
   let stopping = false

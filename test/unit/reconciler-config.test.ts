@@ -1,5 +1,6 @@
-// The reconciler's correction backoff cap: flag, environment variable,
-// default, and a clear error for a bad value.
+// The reconciler's settings (the correction backoff cap, the render time
+// limit, plain-HTTP chart registries): flag, environment variable, default,
+// and a clear error for a bad value.
 
 import t from 'tap'
 import { parseReconcilerConfig, ReconcilerConfigError } from '../../src/reconciler/main.ts'
@@ -40,4 +41,15 @@ t.test('plain-HTTP chart registries: none by default, a comma-separated list fro
     '127.0.0.1:5001',
   ])
   t.strictSame(parseReconcilerConfig([], { TEMPLATE_SYNC_HELM_PLAIN_HTTP_REGISTRIES: 'r:1' }).helmPlainHttpRegistries, ['r:1'])
+})
+
+t.test('the render time limit: 10 s by default, from the flag or the environment, 1..600 s', async (t) => {
+  t.equal(parseReconcilerConfig([], {}).renderTimeoutMs, 10_000)
+  t.equal(parseReconcilerConfig([], { TEMPLATE_SYNC_RENDER_TIMEOUT_SECONDS: '3' }).renderTimeoutMs, 3000)
+  t.equal(parseReconcilerConfig(['--render-timeout-seconds', '30'], { TEMPLATE_SYNC_RENDER_TIMEOUT_SECONDS: '3' }).renderTimeoutMs, 30_000)
+  for (const bad of ['0', '601', '2.5']) {
+    t.throws(() => parseReconcilerConfig(['--render-timeout-seconds', bad], {}), {
+      message: `--render-timeout-seconds must be an integer in 1..600, got ${JSON.stringify(bad)}`,
+    })
+  }
 })
