@@ -123,23 +123,57 @@ export function stampOwnership<T extends IdentifiedObject>(obj: T, instance: Ins
   return out
 }
 
-export type OwnershipVerdict =
-  | { readonly owned: true }
-  /** ownerUid: the UID label of the instance that does own it, when there is one. */
-  | { readonly owned: false; readonly ownerUid?: string }
+/** How an object that is not yet stamped with an instance's UID becomes its own with the next apply. */
+export type Adoption =
+  /** It carries the instance-ref annotation and no UID label (the documented adoption path). */
+  | { readonly kind: 'annotation' }
+  /**
+   * An earlier instance of the same namespace and name rendered it from the
+   * same Template: that instance is gone (a namespace and name hold one
+   * object at a time), and the new one takes over what it left.
+   */
+  | { readonly kind: 'earlier'; readonly uid: string }
+
+/** Who holds an object that is not an instance's to take. */
+export type Holder =
+  /** No instance: it carries no UID label (or an empty one), and no adoption annotation for this instance. */
+  | { readonly kind: 'none' }
+  /** Another instance, named by the object's labels when they do. */
+  | { readonly kind: 'instance'; readonly uid: string; readonly ref?: InstanceRef }
+  /**
+   * An earlier instance of the same namespace and name, gone, that rendered
+   * it from another Template (or from one the object does not record).
+   */
+  | { readonly kind: 'earlier'; readonly uid: string; readonly template?: InstanceRef }
+
+export type OwnershipVerdict = { readonly owned: true; readonly adopting?: Adoption } | { readonly owned: false; readonly holder: Holder }
 
 /**
- * Whether a live object belongs to `instance`: its UID label says so, or,
- * without a UID label, it was annotated with the instance's ref to be adopted
- * (the documented adoption path). Owners are matched by UID, never by name, so
- * an object labelled for another instance is never adopted. An empty UID label
- * still counts as a label: such an object is nobody's to adopt.
+ * Whether a live object belongs to `instance`: its UID label says so; without
+ * a UID label, it was annotated with the instance's ref to be adopted; or an
+ * earlier instance of the same name left it, rendered from `template` (the
+ * Template the instance renders from now). Owners are matched by UID, never by
+ * name, so an object of another living instance is never adopted. An empty UID
+ * label still counts as a label: such an object is nobody's to adopt.
  */
-export function ownershipOf(obj: KubeObject, instance: InstanceIdentity): OwnershipVerdict {
-  const labelUid = entry(obj.metadata?.labels, LABEL_INSTANCE_UID)
-  if (labelUid !== undefined) {
-    if (labelUid === instance.uid) return { owned: true }
-    return labelUid ? { owned: false, ownerUid: labelUid } : { owned: false }
+export function ownershipOf(obj: KubeObject, instance: InstanceIdentity, template?: InstanceRef): OwnershipVerdict {
+  const labels = obj.metadata?.labels
+  const labelUid = entry(labels, LABEL_INSTANCE_UID)
+  if (labelUid === instance.uid) return { owned: true }
+  if (labelUid === undefined) {
+    const annotated = entry(obj.metadata?.annotations, ANNOTATION_INSTANCE_REF) === formatInstanceRef(instance)
+    return annotated ? { owned: true, adopting: { kind: 'annotation' } } : { owned: false, holder: { kind: 'none' } }
   }
-  return entry(obj.metadata?.annotations, ANNOTATION_INSTANCE_REF) === formatInstanceRef(instance) ? { owned: true } : { owned: false }
+  if (labelUid === '') return { owned: false, holder: { kind: 'none' } }
+  const namespace = entry(labels, LABEL_INSTANCE_NAMESPACE)
+  const name = entry(labels, LABEL_INSTANCE_NAME)
+  if (namespace !== instance.namespace || name !== instance.name) {
+    const ref = namespace && name ? { namespace, name } : undefined
+    return { owned: false, holder: { kind: 'instance', uid: labelUid, ...(ref ? { ref } : {}) } }
+  }
+  const stamped = readTemplateRef(obj)
+  if (template !== undefined && stamped !== undefined && formatInstanceRef(stamped) === formatInstanceRef(template)) {
+    return { owned: true, adopting: { kind: 'earlier', uid: labelUid } }
+  }
+  return { owned: false, holder: { kind: 'earlier', uid: labelUid, ...(stamped ? { template: stamped } : {}) } }
 }

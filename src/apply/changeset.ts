@@ -3,6 +3,7 @@
 // status conditions and Events (../report.ts) in one place.
 
 import type { ObjectRef } from '../api/meta.ts'
+import type { Adoption, Holder } from '../api/ownership.ts'
 import type { Change } from '../drift/types.ts'
 import { errorMessage, immutableFields } from '../kube/errors.ts'
 import type { FightNotice } from './fight.ts'
@@ -56,8 +57,10 @@ export type ChangeSetEntry =
       /** Set when the correction came after waiting out a backoff (a fight). */
       readonly resumed?: { readonly waitedMs: number; readonly manager: string | undefined }
     }
-  /** The object exists and is not ours. */
-  | { readonly action: 'conflict'; readonly ref: ObjectRef; readonly ownerUid?: string }
+  /** The object exists and is not ours: who holds it. */
+  | { readonly action: 'conflict'; readonly ref: ObjectRef; readonly holder: Holder }
+  /** The object became ours with this pass's apply. */
+  | { readonly action: 'adopted'; readonly ref: ObjectRef; readonly adoption: Adoption }
   | { readonly action: 'failed'; readonly ref: ObjectRef; readonly error: ObjectError }
   /** A fight over the object started ('conflict') or ended ('ended'). */
   | { readonly action: 'fight'; readonly ref: ObjectRef; readonly notice: Extract<FightNotice, { kind: 'conflict' | 'ended' }> }

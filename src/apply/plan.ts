@@ -20,7 +20,7 @@ import { createHash } from 'node:crypto'
 import { objectKey, refOf } from '../api/identity.ts'
 import type { IdentifiedObject, ObjectRef } from '../api/meta.ts'
 import { FIELD_MANAGER } from '../api/names.ts'
-import { type InstanceIdentity, ownershipOf } from '../api/ownership.ts'
+import { type Adoption, type Holder, type InstanceIdentity, type InstanceRef, ownershipOf } from '../api/ownership.ts'
 import { applyChangesNothing } from '../drift/apply-noop.ts'
 import { compare } from '../drift/compare.ts'
 import { comparedPart } from '../drift/compared.ts'
@@ -59,6 +59,8 @@ export interface ObjectMemory {
 
 export interface PlanContext {
   readonly owner: InstanceIdentity
+  /** The Template the instance renders from: what an earlier instance of its name left from it is taken over. */
+  readonly template?: InstanceRef
   readonly ignore: CompiledIgnore
   /** Milliseconds since the epoch. */
   readonly now: number
@@ -79,8 +81,8 @@ export interface Conflict extends About {
   readonly type: 'conflict'
   readonly reason: 'NotOwned'
   readonly live: IdentifiedObject
-  /** The UID label of the instance that owns it, when there is one. */
-  readonly ownerUid?: string
+  /** Who holds it: nobody, another instance, or an earlier instance of this name. */
+  readonly holder: Holder
 }
 
 /** Someone deleted the object; our finalizer is released so it can go, and its DELETED event brings the re-create. */
@@ -120,6 +122,8 @@ export interface Check extends About {
   readonly intent: IdentifiedObject
   /** False when the drift lies only in fields our intent sets: our apply certainly changes them back. */
   readonly dryRun: boolean
+  /** Set when the object becomes ours with this apply. */
+  readonly adopting?: Adoption
 }
 
 export interface Create extends About {
@@ -133,6 +137,8 @@ export interface Update extends About {
   readonly live: IdentifiedObject
   readonly intent: IdentifiedObject
   readonly changes: readonly Change[]
+  /** Set when the object becomes ours with this apply. */
+  readonly adopting?: Adoption
 }
 
 /** Drift put back: the live object differs from what we applied last and the render has not changed. */
@@ -174,11 +180,11 @@ export interface DryRunAnswer {
 
 /** The first look at one rendered object, before any request. */
 export function planObject(desired: DesiredObject, live: IdentifiedObject | undefined, memory: ObjectMemory, ctx: PlanContext): FirstLook {
+  let adopting: Adoption | undefined
   if (live !== undefined) {
-    const verdict = ownershipOf(live, ctx.owner)
-    if (!verdict.owned) {
-      return { type: 'conflict', desired, reason: 'NotOwned', live, ...(verdict.ownerUid ? { ownerUid: verdict.ownerUid } : {}) }
-    }
+    const verdict = ownershipOf(live, ctx.owner, ctx.template)
+    if (!verdict.owned) return { type: 'conflict', desired, reason: 'NotOwned', live, holder: verdict.holder }
+    adopting = verdict.adopting
     if (live.metadata.deletionTimestamp) return { type: 'release', desired, live }
     const additions = ctx.components ? foreignAdditions(live, desired.obj, ctx.components, ctx.ignore) : []
     if (additions.length > 0) {
@@ -206,7 +212,7 @@ export function planObject(desired: DesiredObject, live: IdentifiedObject | unde
   if (live !== undefined && !direct && applyChangesNothing(intent, live)) {
     return { type: 'unchanged', desired, fight: fightStep(memory.fight, { type: 'calm', now: ctx.now }, ctx.fight), seen: live }
   }
-  return { type: 'check', desired, live, intent, dryRun: !direct }
+  return { type: 'check', desired, live, intent, dryRun: !direct, ...(adopting ? { adopting } : {}) }
 }
 
 /** The decision for a check, once the dry-run answered (`answer` is required when check.dryRun). */
@@ -220,7 +226,9 @@ export function settle(check: Check, memory: ObjectMemory, answer: DryRunAnswer 
     const fight = fightStep(memory.fight, { type: 'calm', now: ctx.now }, ctx.fight)
     return { type: 'unchanged', desired, fight, ...(answer ? { checked: answer.wouldBe } : {}) }
   }
-  if (last?.desiredHash !== desired.hash) return { type: 'update', desired, live, intent, changes }
+  if (last?.desiredHash !== desired.hash) {
+    return { type: 'update', desired, live, intent, changes, ...(check.adopting ? { adopting: check.adopting } : {}) }
+  }
   const fight = fightStep(memory.fight, { type: 'drift', now: ctx.now, manager: lastOtherManager(live) }, ctx.fight)
   if (fight.action && !fight.action.correct) return { type: 'wait', desired, waitMs: fight.action.waitMs, fight }
   return { type: 'correct', desired, live, intent, changes, fight }

@@ -14,7 +14,8 @@
 // that could not be checked).
 
 import { LABEL_INSTANCE_UID, type SyncMode } from '../api/names.ts'
-import { type InstanceIdentity, formatInstanceRef } from '../api/ownership.ts'
+import { type InstanceIdentity, type InstanceRef, formatInstanceRef } from '../api/ownership.ts'
+import { conflictText } from '../apply/conflict-text.ts'
 import type { Change, ChangeKind } from '../drift/types.ts'
 import type { CompiledIgnore } from '../fieldpath/compile.ts'
 import { IgnoreCache } from '../drift/ignore-cache.ts'
@@ -163,7 +164,7 @@ export async function diffInstance(client: KubeClient, ref: InstanceName): Promi
   const entries: DiffEntry[] = []
   // As the reconciler does under revert and strict: other writers' additions are drift too (docs/writers.md).
   const guarded = rendered.mode === 'revert' || rendered.mode === 'strict'
-  const plan = { owner, ignore, ...(guarded ? { components: DEFAULT_COMPONENTS } : {}) }
+  const plan = { owner, template: instance.spec.templateRef, ignore, ...(guarded ? { components: DEFAULT_COMPONENTS } : {}) }
   for (const desired of rendered.objects) entries.push(await checkObject(objects, desired, plan))
   const renderedKeys = new Set(rendered.objects.map((o) => objectKey(refOf(o))))
   const kinds = new Set(rendered.objects.map((o) => trackedKind(o.apiVersion, o.kind)))
@@ -184,7 +185,12 @@ export async function diffInstance(client: KubeClient, ref: InstanceName): Promi
 async function checkObject(
   objects: ObjectClient,
   rendered: IdentifiedObject,
-  plan: { readonly owner: InstanceIdentity; readonly ignore: CompiledIgnore; readonly components?: ComponentTable },
+  plan: {
+    readonly owner: InstanceIdentity
+    readonly template: InstanceRef
+    readonly ignore: CompiledIgnore
+    readonly components?: ComponentTable
+  },
 ): Promise<DiffEntry> {
   const { ignore } = plan
   const desired = desiredObject(rendered)
@@ -207,12 +213,10 @@ async function checkObject(
   // (drift/apply-noop.ts): the same answer an equal dry-run would give.
   const look = planObject(desired, withKind, {}, { ...plan, now: Date.now(), fight: DEFAULT_FIGHT_OPTIONS })
   switch (look.type) {
-    case 'conflict':
-      return entry(
-        'unowned',
-        [],
-        `exists and is not managed by this TemplateInstance${look.ownerUid !== undefined ? ` (owned by TemplateInstance uid ${look.ownerUid})` : ''}`,
-      )
+    case 'conflict': {
+      const text = conflictText(desired.ref, look.holder, plan.owner)
+      return entry('unowned', [], `${text.what}. ${text.fix}`)
+    }
     case 'release':
       return entry('missing', [], `being deleted since ${live.metadata.deletionTimestamp}`)
     case 'unchanged':

@@ -153,7 +153,17 @@ export class InstanceReconciler {
     deps.drift.setOwnerKeys(key, guarded ? tracked : [])
     const nowMs = record.now.getTime()
     const ignore = deps.ignore.enforced(template).ignore
-    const input = { key, owner, ignore, nowMs, fight: this.fight, tracked, guarded, ...(guarded ? { components: deps.components } : {}) }
+    const input = {
+      key,
+      owner,
+      template: inst.spec.templateRef,
+      ignore,
+      nowMs,
+      fight: this.fight,
+      tracked,
+      guarded,
+      ...(guarded ? { components: deps.components } : {}),
+    }
     const objects = await steps.syncObjects(desired, input, { ...deps, live: this.live }, memory, record)
     if (!objects.applied) return record.flush(template, objects.result)
     const refs = desired.map((d) => d.ref)

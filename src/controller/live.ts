@@ -1,6 +1,6 @@
-// Where the reconciler reads live objects: a drift watch's cache when it covers
-// the kind and has synced, then a watch of the single object (an ownership
-// conflict), and only then the API server (for the first look of a pass, only
+// Where the reconciler reads live objects: a watch of the single object (an
+// ownership conflict), then a drift watch's cache when it covers the kind and
+// has synced, and only then the API server (for the first look of a pass, only
 // when no synced cache covers the kind: see lookup). Objects from a cache are frozen
 // copies; the apiVersion and kind asked for are put on them, as a watch of a
 // kind returns them in its own.
@@ -40,18 +40,22 @@ export class LiveObjects {
    */
   async lookup(obj: IdentifiedObject, applied?: IdentifiedObject): Promise<{ live: IdentifiedObject | undefined; unconfirmed: boolean }> {
     const { apiVersion, kind } = obj
+    // The watch of an object in conflict first: its events are the ones that
+    // bring the instance back, so its copy is never older than the pass. The
+    // drift watch may still hold the object as it was before its ownership
+    // labels changed, and its event for the change goes to another owner.
+    const ck = objectKey(refOf(obj))
+    const byName = this.deps.conflicts.get(ck)
+    if (byName && this.deps.conflicts.state(ck).synced) {
+      const cached = byName.get(obj.metadata.namespace, obj.metadata.name)
+      return { live: cached ? { ...(cached as IdentifiedObject), apiVersion, kind } : undefined, unconfirmed: false }
+    }
     const g = trackedKind(apiVersion, kind)
     const watch = this.deps.drift.get(g)
     const cacheSynced = watch !== undefined && this.deps.drift.state(g).synced
     if (cacheSynced) {
       const cached = watch.get(obj.metadata.namespace, obj.metadata.name)
       if (cached) return { live: { ...(cached as IdentifiedObject), apiVersion, kind }, unconfirmed: false }
-    }
-    const ck = objectKey(refOf(obj))
-    const byName = this.deps.conflicts.get(ck)
-    if (byName && this.deps.conflicts.state(ck).synced) {
-      const cached = byName.get(obj.metadata.namespace, obj.metadata.name)
-      return { live: cached ? { ...(cached as IdentifiedObject), apiVersion, kind } : undefined, unconfirmed: false }
     }
     if (cacheSynced) {
       return applied && watch.isBehind(applied.metadata.resourceVersion)

@@ -7,6 +7,8 @@ import { describeObject } from '../api/identity.ts'
 import { InstanceConditionType as C, type ConditionUpdate, Reason } from '../api/conditions.ts'
 import { ANNOTATION_INSTANCE_REF } from '../api/names.ts'
 import type { ChangeSetEntry, ObjectError } from '../apply/changeset.ts'
+import { conflictsMessage, conflictText } from '../apply/conflict-text.ts'
+import type { Adoption, InstanceRef } from '../api/ownership.ts'
 import { type FightOptions, formatDuration } from '../apply/fight.ts'
 
 export interface EventNote {
@@ -110,6 +112,9 @@ export function eventsFor(set: readonly ChangeSetEntry[], fight: FightOptions): 
       case 'conflict':
         // Reported once per pass (ownershipConflict).
         break
+      case 'adopted':
+        out.push({ type: 'Normal', reason: 'Adopted', message: adoptedText(what, e.adoption) })
+        break
     }
   }
   for (const [action, { at, names }] of grouped) {
@@ -125,22 +130,20 @@ export interface AppliedReport {
   readonly event: EventNote
 }
 
-function conflictText(e: Extract<ChangeSetEntry, { action: 'conflict' }>): string {
-  return `${describeObject(e.ref)} exists and is not managed by this TemplateInstance${e.ownerUid ? ` (owned by TemplateInstance uid ${e.ownerUid})` : ''}`
+function adoptedText(what: string, adoption: Adoption): string {
+  return adoption.kind === 'annotation'
+    ? `adopted ${what}: it carried the ${ANNOTATION_INSTANCE_REF} annotation naming this instance`
+    : `took over ${what} from an earlier TemplateInstance of this name (uid ${adoption.uid}), rendered from the same Template`
 }
 
 /** Applied=False/OwnershipConflict for the objects that exist without our ownership; undefined when there are none. */
-export function ownershipConflict(set: readonly ChangeSetEntry[], instanceRef: string): AppliedReport | undefined {
-  const conflicts = set.flatMap((e) => (e.action === 'conflict' ? [conflictText(e)] : []))
-  if (conflicts.length === 0) return undefined
+export function ownershipConflict(set: readonly ChangeSetEntry[], instance: InstanceRef): AppliedReport | undefined {
+  const texts = set.flatMap((e) => (e.action === 'conflict' ? [conflictText(e.ref, e.holder, instance)] : []))
+  const first = texts[0]
+  if (first === undefined) return undefined
   return {
-    condition: {
-      type: C.Applied,
-      status: 'False',
-      reason: Reason.OwnershipConflict,
-      message: `${conflicts.slice(0, 5).join('; ')}. Delete or rename the existing object, or annotate it with ${ANNOTATION_INSTANCE_REF}=${instanceRef} to let this instance adopt it.`,
-    },
-    event: { type: 'Warning', reason: Reason.OwnershipConflict, message: conflicts[0] ?? '' },
+    condition: { type: C.Applied, status: 'False', reason: Reason.OwnershipConflict, message: conflictsMessage(texts) },
+    event: { type: 'Warning', reason: Reason.OwnershipConflict, message: `${first.what}. ${first.fix}` },
   }
 }
 

@@ -6,7 +6,7 @@ import { refOf } from '../api/identity.ts'
 import type { IdentifiedObject, ObjectRef } from '../api/meta.ts'
 import type { KubeClient, Query } from './client.ts'
 import { CONTENT_APPLY, CONTENT_JSON_PATCH } from './client.ts'
-import { isNotFound } from './errors.ts'
+import { isNotFound, KubeApiError } from './errors.ts'
 import { type RestMapper, type ResourceMapping, resourcePath } from './discovery.ts'
 import { type JsonPatchOp, removeFinalizerOps } from './finalizers.ts'
 
@@ -95,14 +95,23 @@ export class ObjectClient {
    * finalizers list, so a concurrent change is never overwritten.
    */
   async removeFinalizer(obj: IdentifiedObject, finalizer: string): Promise<void> {
-    const patch = removeFinalizerOps(obj.metadata.finalizers, finalizer)
-    if (patch.length === 0) return
     const path = await this.path(refOf(obj))
-    try {
-      await this.client.request('PATCH', path, { body: patch, contentType: CONTENT_JSON_PATCH })
-    } catch (e) {
-      if (isNotFound(e)) return
-      throw e
+    let finalizers = obj.metadata.finalizers
+    // The copy given may come from a cache that has not seen the last change of
+    // the list (our own earlier removal, say): when the test fails, read it once.
+    for (let attempt = 0; ; attempt++) {
+      const patch = removeFinalizerOps(finalizers, finalizer)
+      if (patch.length === 0) return
+      try {
+        await this.client.request('PATCH', path, { body: patch, contentType: CONTENT_JSON_PATCH })
+        return
+      } catch (e) {
+        if (isNotFound(e)) return
+        if (attempt > 0 || !(e instanceof KubeApiError && e.code === 422)) throw e
+      }
+      const fresh = await this.client.getOrUndefined<IdentifiedObject>(path)
+      if (fresh === undefined || (obj.metadata.uid !== undefined && fresh.metadata.uid !== obj.metadata.uid)) return
+      finalizers = fresh.metadata.finalizers
     }
   }
 }

@@ -283,7 +283,7 @@ t.test('an existing object without ownership is never adopted; a pre-annotated o
     parameters: [{ name: 'target', value: 'adopt' }],
   })
   const second = await waitForCondition(client, ns, 'second', 'Applied', 'False', 'OwnershipConflict')
-  t.match(condition(second, 'Applied')?.message, /owned by TemplateInstance uid/)
+  t.match(condition(second, 'Applied')?.message, `is managed by TemplateInstance ${ns}/adopter (uid `)
 })
 
 t.test('target namespace policy', async (t) => {

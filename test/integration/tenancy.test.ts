@@ -10,53 +10,20 @@ import { promisify } from 'node:util'
 import t from 'tap'
 import { API_VERSION } from '../../src/api/names.ts'
 import type { Template } from '../../src/api/template.ts'
-import { CONTENT_JSON_PATCH, CONTENT_MERGE, type KubeClient } from '../../src/kube/client.ts'
+import { CONTENT_MERGE, type KubeClient } from '../../src/kube/client.ts'
 import type { KubeApiError } from '../../src/kube/errors.ts'
-import { adminClient, clusterInfo, eventually } from './helpers/cluster.ts'
-import { condition, installCrds, instancePath, templatePath, waitForCondition, waitForTemplateCondition } from './helpers/operator.ts'
-import { startSystem, type TestSystem } from './helpers/system.ts'
-import { instantiate, publish, refused, tenancy } from './helpers/tenancy.ts'
+import { clusterInfo, eventually } from './helpers/cluster.ts'
+import { condition, instancePath, templatePath, waitForCondition, waitForTemplateCondition } from './helpers/operator.ts'
+import { systemForFile } from './helpers/system.ts'
+import { deleteWithoutCleanup, instantiate, publish, refused, tenancy } from './helpers/tenancy.ts'
 
-const admin = adminClient()
-await installCrds(admin)
-let system: TestSystem
-t.before(async () => {
-  system = await startSystem(admin)
-})
-t.teardown(async () => {
-  await system.stop()
-  admin.close()
-})
+const { admin, system } = await systemForFile()
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 const cmPath = (ns: string, name = ''): string => `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ''}`
 
 const patchData = (client: KubeClient, ns: string, name: string, data: Record<string, string>): Promise<unknown> =>
   client.request('PATCH', cmPath(ns, name), { body: { data }, contentType: CONTENT_MERGE })
-
-/**
- * Deletes an instance without its cleanup, as its author can: our finalizer
- * removed, then the instance deleted on the condition that nothing changed in
- * between (the reconciler puts the finalizer back on every instance, so the
- * two are tried again until they go through together).
- */
-async function deleteWithoutCleanup(client: KubeClient, ns: string, name: string): Promise<void> {
-  await eventually(`${ns}/${name} deleted without cleanup`, async () => {
-    const live = await client.get<{ metadata: { resourceVersion: string; finalizers?: string[] } }>(instancePath(ns, name))
-    const kept = (live.metadata.finalizers ?? []).filter((f) => !f.startsWith('templates.v2'))
-    const patched = await client.request<{ metadata: { resourceVersion: string } }>('PATCH', instancePath(ns, name), {
-      body: [
-        { op: 'test', path: '/metadata/resourceVersion', value: live.metadata.resourceVersion },
-        { op: 'replace', path: '/metadata/finalizers', value: kept },
-      ],
-      contentType: CONTENT_JSON_PATCH,
-    })
-    await client.request('DELETE', instancePath(ns, name), {
-      body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion: patched.metadata.resourceVersion } },
-    })
-    return true
-  })
-}
 
 /** Denied by the strict webhook (not by RBAC): the message says so. */
 async function deniedByStrict(

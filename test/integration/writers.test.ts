@@ -8,24 +8,15 @@
 import t from 'tap'
 import { CONTENT_MERGE, CONTENT_JSON_PATCH } from '../../src/kube/client.ts'
 import { KubeApiError } from '../../src/kube/errors.ts'
-import { adminClient, eventually } from './helpers/cluster.ts'
-import { installCrds, templatePath, waitForCondition } from './helpers/operator.ts'
-import { startSystem, type TestSystem } from './helpers/system.ts'
+import { eventually } from './helpers/cluster.ts'
+import { templatePath, waitForCondition } from './helpers/operator.ts'
+import { systemForFile } from './helpers/system.ts'
 import { instantiate, publish, refused, tenancy } from './helpers/tenancy.ts'
 import { DEFAULT_COMPONENTS, writerOfUser } from '../../src/api/writers.ts'
 
-const admin = adminClient()
-await installCrds(admin)
-let system: TestSystem
 // A correction that holds for a second ends a fight: the edits below, a second and a half apart, are
 // each a drift of their own, not a quick series (that is docs/drift-fights.md's, tested there).
-t.before(async () => {
-  system = await startSystem(admin, { instanceOptions: { conflictWindowMs: 1000 } })
-})
-t.teardown(async () => {
-  await system.stop()
-  admin.close()
-})
+const { admin, system } = await systemForFile({ instanceOptions: { conflictWindowMs: 1000 } })
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 type Obj = {

@@ -109,22 +109,54 @@ t.test('under sync mode off the resource finalizer is left out, other finalizers
 t.test('ownershipOf: the UID label decides; without one, the adoption annotation', async (t) => {
   const labelled = (uid: string, annotation?: string): IdentifiedObject =>
     configMap({ labels: { [LABEL_INSTANCE_UID]: uid }, ...(annotation ? { annotations: { [ANNOTATION_INSTANCE_REF]: annotation } } : {}) })
+  const none = { owned: false, holder: { kind: 'none' } }
   t.strictSame(ownershipOf(stampOwnership(configMap(), owner, 'revert'), owner), { owned: true }, 'stamped by us')
   t.strictSame(ownershipOf(labelled(owner.uid), owner), { owned: true }, 'the UID label alone')
   t.strictSame(
     ownershipOf(labelled('other-uid', 'team-a/app1'), owner),
-    { owned: false, ownerUid: 'other-uid' },
+    { owned: false, holder: { kind: 'instance', uid: 'other-uid' } },
     'another UID wins over our annotation',
   )
-  t.strictSame(ownershipOf(labelled('', 'team-a/app1'), owner), { owned: false }, 'an empty UID label is nobody to adopt from')
-  t.strictSame(ownershipOf(configMap({ annotations: { [ANNOTATION_INSTANCE_REF]: 'team-a/app1' } }), owner), { owned: true }, 'adoption')
+  t.strictSame(ownershipOf(labelled('', 'team-a/app1'), owner), none, 'an empty UID label is nobody to adopt from')
   t.strictSame(
-    ownershipOf(configMap({ annotations: { [ANNOTATION_INSTANCE_REF]: 'team-a/other' } }), owner),
-    { owned: false },
-    'another ref',
+    ownershipOf(configMap({ annotations: { [ANNOTATION_INSTANCE_REF]: 'team-a/app1' } }), owner),
+    { owned: true, adopting: { kind: 'annotation' } },
+    'adoption',
   )
-  t.strictSame(ownershipOf(configMap(), owner), { owned: false }, 'no ownership metadata')
-  t.strictSame(ownershipOf({ apiVersion: 'v1', kind: 'ConfigMap' }, owner), { owned: false }, 'no metadata at all')
+  t.strictSame(ownershipOf(configMap({ annotations: { [ANNOTATION_INSTANCE_REF]: 'team-a/other' } }), owner), none, 'another ref')
+  t.strictSame(ownershipOf(configMap(), owner), none, 'no ownership metadata')
+  t.strictSame(ownershipOf({ apiVersion: 'v1', kind: 'ConfigMap' }, owner), none, 'no metadata at all')
+})
+
+t.test('ownershipOf: what an earlier instance of the same name left is taken over from the same Template only', async (t) => {
+  const template = { namespace: 'platform', name: 'settings' }
+  const earlier = { ...owner, uid: '6f1c2e4a-0000-4000-8000-0000000000ee' }
+  const left = stampOwnership(configMap(), earlier, 'strict', template)
+  t.strictSame(ownershipOf(left, owner, template), { owned: true, adopting: { kind: 'earlier', uid: earlier.uid } }, 'same Template')
+  t.strictSame(
+    ownershipOf(left, owner, { namespace: 'platform', name: 'other' }),
+    { owned: false, holder: { kind: 'earlier', uid: earlier.uid, template } },
+    'another Template: the earlier instance and its Template are named',
+  )
+  t.strictSame(
+    ownershipOf(left, owner),
+    { owned: false, holder: { kind: 'earlier', uid: earlier.uid, template } },
+    'no Template given: never taken over',
+  )
+  const unrecorded = stampOwnership(configMap(), earlier, 'revert')
+  t.strictSame(
+    ownershipOf(unrecorded, owner, template),
+    { owned: false, holder: { kind: 'earlier', uid: earlier.uid } },
+    'an object that does not record its Template is not taken over',
+  )
+  const sibling = stampOwnership(configMap(), { ...earlier, name: 'app2' }, 'revert', template)
+  t.strictSame(
+    ownershipOf(sibling, owner, template),
+    { owned: false, holder: { kind: 'instance', uid: earlier.uid, ref: { namespace: 'team-a', name: 'app2' } } },
+    'another instance of the same Template keeps its object',
+  )
+  const elsewhere = stampOwnership(configMap(), { ...earlier, namespace: 'team-b' }, 'revert', template)
+  t.match(ownershipOf(elsewhere, owner, template), { owned: false, holder: { kind: 'instance' } }, 'a namesake in another namespace too')
 })
 
 t.test('with the Template, the stamp records it and the rendered apiVersion, and a forged value is overwritten', async (t) => {

@@ -166,13 +166,13 @@ t.test('conflict: an object without our ownership is not ours, whoever owns it; 
   const d = desiredObject(rendered({ color: 'blue' }))
   const foreign = serverView({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'team-a' }, data: {} }, 'kubectl')
   t.match(planObject(d, foreign, {}, ctx(0)), { type: 'conflict', reason: 'NotOwned' })
-  t.equal((planObject(d, foreign, {}, ctx(0)) as { ownerUid?: string }).ownerUid, undefined)
+  t.match(planObject(d, foreign, {}, ctx(0)), { holder: { kind: 'none' } })
   const other = structuredClone(foreign)
   other.metadata.labels = { [LABEL_INSTANCE_UID]: 'uid-other' }
-  t.match(planObject(d, other, {}, ctx(0)), { type: 'conflict', reason: 'NotOwned', ownerUid: 'uid-other' })
+  t.match(planObject(d, other, {}, ctx(0)), { type: 'conflict', reason: 'NotOwned', holder: { kind: 'instance', uid: 'uid-other' } })
   const adoptable = structuredClone(foreign)
   adoptable.metadata.annotations = { [ANNOTATION_INSTANCE_REF]: 'team-a/app' }
-  t.match(planObject(d, adoptable, {}, ctx(0)), { type: 'check', dryRun: true })
+  t.match(planObject(d, adoptable, {}, ctx(0)), { type: 'check', dryRun: true, adopting: { kind: 'annotation' } })
   other.metadata.annotations = { [ANNOTATION_INSTANCE_REF]: 'team-a/app' }
   t.match(planObject(d, other, {}, ctx(0)), { type: 'conflict' }, 'another instance keeps its object even when annotated for us')
 })

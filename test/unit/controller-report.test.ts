@@ -126,25 +126,53 @@ t.test('failed applies: one condition for all, ImmutableFieldChanged when one is
   )
 })
 
-t.test('ownership conflicts: one condition naming up to five objects and the way to adopt, one Event', async (t) => {
+t.test('ownership conflicts: one condition naming each holder with the fix that fits it, one Event', async (t) => {
+  const app = { namespace: 'team-a', name: 'app' }
   const set: ChangeSetEntry[] = [
-    { action: 'conflict', ref: cm },
-    { action: 'conflict', ref: { ...cm, name: 'other' }, ownerUid: 'uid-x' },
+    { action: 'conflict', ref: cm, holder: { kind: 'none' } },
+    {
+      action: 'conflict',
+      ref: { ...cm, name: 'other' },
+      holder: { kind: 'instance', uid: 'uid-x', ref: { namespace: 'team-a', name: 'first' } },
+    },
+    {
+      action: 'conflict',
+      ref: { ...cm, name: 'left' },
+      holder: { kind: 'earlier', uid: 'uid-old', template: { namespace: 'platform', name: 'old' } },
+    },
+    { action: 'conflict', ref: { ...cm, name: 'more' }, holder: { kind: 'none' } },
   ]
-  const r = ownershipConflict(set, 'team-a/app')
+  const r = ownershipConflict(set, app)
   t.equal(r?.condition.reason, Reason.OwnershipConflict)
   t.equal(
     r?.condition.message,
-    'ConfigMap team-a/cfg exists and is not managed by this TemplateInstance; ' +
-      'ConfigMap team-a/other exists and is not managed by this TemplateInstance (owned by TemplateInstance uid uid-x). ' +
-      'Delete or rename the existing object, or annotate it with templates.v2.stakater.com/instance-ref=team-a/app to let this instance adopt it.',
+    'ConfigMap team-a/cfg exists and is not managed by this TemplateInstance. ' +
+      'Delete or rename the existing object, or annotate it with templates.v2.stakater.com/instance-ref=team-a/app to let this instance adopt it. ' +
+      'ConfigMap team-a/other is managed by TemplateInstance team-a/first (uid uid-x). ' +
+      'Two instances cannot render one object: rename it in one of them, or delete TemplateInstance team-a/first; ' +
+      'this instance creates it as soon as that instance no longer holds it. ' +
+      'ConfigMap team-a/left was rendered from Template platform/old for an earlier TemplateInstance team-a/app (uid uid-old), which no longer exists. ' +
+      'This instance takes it over when it renders from Template platform/old (spec.templateRef). ' +
+      'Otherwise, hand it over as it is by removing its templates.v2.stakater.com/instance-uid label ' +
+      '(kubectl label configmap left -n team-a templates.v2.stakater.com/instance-uid-), or delete it to have it created again ' +
+      '(while Template platform/old is strict, it keeps the object protected from both). (1 more in conflict)',
   )
   t.same(r?.event, {
     type: 'Warning',
     reason: Reason.OwnershipConflict,
-    message: 'ConfigMap team-a/cfg exists and is not managed by this TemplateInstance',
+    message:
+      'ConfigMap team-a/cfg exists and is not managed by this TemplateInstance. ' +
+      'Delete or rename the existing object, or annotate it with templates.v2.stakater.com/instance-ref=team-a/app to let this instance adopt it',
   })
-  t.equal(ownershipConflict([{ action: 'created', ref: cm }], 'team-a/app'), undefined)
+  t.equal(ownershipConflict([{ action: 'created', ref: cm }], app), undefined)
+  const unrecorded = ownershipConflict([{ action: 'conflict', ref: cm, holder: { kind: 'earlier', uid: 'uid-old' } }], app)
+  t.equal(
+    unrecorded?.condition.message,
+    'ConfigMap team-a/cfg was rendered for an earlier TemplateInstance team-a/app (uid uid-old), which no longer exists. ' +
+      'Hand it over as it is by removing its templates.v2.stakater.com/instance-uid label ' +
+      '(kubectl label configmap cfg -n team-a templates.v2.stakater.com/instance-uid-), or delete it to have it created again.',
+    'without a recorded Template, only the hand-over and the delete',
+  )
 })
 
 t.test('Events name what happened to each object, paths but never values', async (t) => {
@@ -165,7 +193,9 @@ t.test('Events name what happened to each object, paths but never values', async
     { action: 'released', ref: cm },
     { action: 'failed', ref: cm, error: objectError(cm, 'delete', new Error('forbidden')) },
     { action: 'failed', ref: cm, error: objectError(cm, 'apply', new Error('reported once per pass')) },
-    { action: 'conflict', ref: cm },
+    { action: 'conflict', ref: cm, holder: { kind: 'none' } },
+    { action: 'adopted', ref: cm, adoption: { kind: 'earlier', uid: 'uid-old' } },
+    { action: 'adopted', ref: cm, adoption: { kind: 'annotation' } },
     { action: 'fight', ref: cm, notice: { kind: 'conflict', manager: 'fighter', streak: 3, nextInMs: 2000 } },
     { action: 'fight', ref: cm, notice: { kind: 'ended', manager: 'fighter', calmMs: 10_000 } },
   ]
@@ -193,6 +223,17 @@ t.test('Events name what happened to each object, paths but never values', async
     { type: 'Normal', reason: 'Pruned', message: 'deleted ConfigMap team-a/cfg: no longer rendered' },
     { type: 'Normal', reason: 'ObjectDeleted', message: 'ConfigMap team-a/cfg was deleted outside template-sync; it will be re-created' },
     { type: 'Warning', reason: 'DeleteFailed', message: 'could not delete ConfigMap team-a/cfg: forbidden' },
+    {
+      type: 'Normal',
+      reason: 'Adopted',
+      message:
+        'took over ConfigMap team-a/cfg from an earlier TemplateInstance of this name (uid uid-old), rendered from the same Template',
+    },
+    {
+      type: 'Normal',
+      reason: 'Adopted',
+      message: 'adopted ConfigMap team-a/cfg: it carried the templates.v2.stakater.com/instance-ref annotation naming this instance',
+    },
     {
       type: 'Warning',
       reason: 'DriftConflict',

@@ -10,7 +10,7 @@ import type { Logger } from 'pino'
 import { InstanceConditionType as C, Reason } from '../../api/conditions.ts'
 import { describeObject, objectKey } from '../../api/identity.ts'
 import type { IdentifiedObject } from '../../api/meta.ts'
-import { formatInstanceRef, type InstanceIdentity } from '../../api/ownership.ts'
+import type { InstanceIdentity, InstanceRef } from '../../api/ownership.ts'
 import type { ResourceReference } from '../../api/templateinstance.ts'
 import { applyActions } from '../../apply/apply.ts'
 import { failures } from '../../apply/changeset.ts'
@@ -56,6 +56,8 @@ export interface ObjectsInput {
   /** The instance's work-queue key, as watch owner. */
   readonly key: string
   readonly owner: InstanceIdentity
+  /** The Template the instance renders from (spec.templateRef). */
+  readonly template: InstanceRef
   readonly ignore: CompiledIgnore
   readonly nowMs: number
   readonly fight: FightOptions
@@ -82,6 +84,7 @@ export async function syncObjects(
 ): Promise<ObjectsOutcome> {
   const ctx: PlanContext = {
     owner: input.owner,
+    template: input.template,
     ignore: input.ignore,
     now: input.nowMs,
     fight: input.fight,
@@ -174,9 +177,8 @@ async function gate(
       conflicts.map((c) => c.desired.key),
     )
     if (conflicts.length > 0) {
-      for (const c of conflicts)
-        record.changes.push({ action: 'conflict', ref: c.desired.ref, ...(c.ownerUid ? { ownerUid: c.ownerUid } : {}) })
-      const report = ownershipConflict(record.changes, formatInstanceRef(input.owner))
+      for (const c of conflicts) record.changes.push({ action: 'conflict', ref: c.desired.ref, holder: c.holder })
+      const report = ownershipConflict(record.changes, input.owner)
       if (report) record.report(report)
       return { passed: false }
     }
@@ -272,6 +274,8 @@ async function applyChanges(
       })
     } else {
       record.changes.push({ action: action.type === 'create' ? 'created' : 'updated', ref: action.desired.ref })
+      if (action.type === 'update' && action.adopting)
+        record.changes.push({ action: 'adopted', ref: action.desired.ref, adoption: action.adopting })
     }
   }
   return failedKeys

@@ -8,14 +8,15 @@ import { Writable } from 'node:stream'
 import { join } from 'node:path'
 import { writeFileSync } from 'node:fs'
 import pino from 'pino'
+import tap from 'tap'
 import { KubeClient } from '../../../src/kube/client.ts'
 import { RestMapper } from '../../../src/kube/discovery.ts'
 import { KubeApiError } from '../../../src/kube/errors.ts'
 import { applyManifest, renderWebhookConfiguration } from '../../../src/cli/local-system.ts'
 import type { WebhookServer } from '../../../src/webhook/server.ts'
-import { issueServingCert } from './cluster.ts'
+import { adminClient, issueServingCert } from './cluster.ts'
 import { userKubeconfig } from './identity.ts'
-import { startManager, type RunningManager } from './operator.ts'
+import { installCrds, startManager, type RunningManager } from './operator.ts'
 import type { InstanceReconcilerOptions } from '../../../src/controller/instance.ts'
 import { decisionCount, MERGE, startTestWebhook } from './strict.ts'
 import { waitUntilCalled } from './webhook.ts'
@@ -132,4 +133,21 @@ export async function startSystem(
       await admission.stop()
     },
   }
+}
+
+/**
+ * For a test file: the admin client, the CRDs, and the system started before
+ * its tests and stopped (the client closed) when they end.
+ */
+export async function systemForFile(
+  opts: { instanceOptions?: Partial<InstanceReconcilerOptions> } = {},
+): Promise<{ admin: KubeClient; system: TestSystem }> {
+  const admin = adminClient()
+  await installCrds(admin)
+  const system = await startSystem(admin, opts)
+  tap.teardown(async () => {
+    await system.stop()
+    admin.close()
+  })
+  return { admin, system }
 }

@@ -9,7 +9,7 @@ import tap from 'tap'
 import { API_VERSION } from '../../../src/api/names.ts'
 import type { TemplateSpec } from '../../../src/api/template.ts'
 import type { TemplateInstanceSpec } from '../../../src/api/templateinstance.ts'
-import type { KubeClient } from '../../../src/kube/client.ts'
+import { CONTENT_JSON_PATCH, type KubeClient } from '../../../src/kube/client.ts'
 import { KubeApiError } from '../../../src/kube/errors.ts'
 import { RestMapper } from '../../../src/kube/discovery.ts'
 import { applyManifest, renderTenantRoles } from '../../../src/cli/local-system.ts'
@@ -156,5 +156,29 @@ export async function instantiate(
       metadata: { name },
       spec: { templateRef: { name: template, namespace: who.platform.namespace }, ...(parameters ? { parameters } : {}) },
     },
+  })
+}
+
+/**
+ * Deletes an instance without its cleanup, as its author can: our finalizer
+ * removed, then the instance deleted on the condition that nothing changed in
+ * between (the reconciler puts the finalizer back on every instance, so the
+ * two are tried again until they go through together).
+ */
+export async function deleteWithoutCleanup(client: KubeClient, ns: string, name: string): Promise<void> {
+  await eventually(`${ns}/${name} deleted without cleanup`, async () => {
+    const live = await client.get<{ metadata: { resourceVersion: string; finalizers?: string[] } }>(instancePath(ns, name))
+    const kept = (live.metadata.finalizers ?? []).filter((f) => !f.startsWith('templates.v2'))
+    const patched = await client.request<{ metadata: { resourceVersion: string } }>('PATCH', instancePath(ns, name), {
+      body: [
+        { op: 'test', path: '/metadata/resourceVersion', value: live.metadata.resourceVersion },
+        { op: 'replace', path: '/metadata/finalizers', value: kept },
+      ],
+      contentType: CONTENT_JSON_PATCH,
+    })
+    await client.request('DELETE', instancePath(ns, name), {
+      body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion: patched.metadata.resourceVersion } },
+    })
+    return true
   })
 }
