@@ -8,6 +8,7 @@ import { Writable } from 'node:stream'
 import { join } from 'node:path'
 import { writeFileSync } from 'node:fs'
 import pino from 'pino'
+import tap from 'tap'
 import { KubeClient } from '../../../src/kube/client.ts'
 import { RestMapper } from '../../../src/kube/discovery.ts'
 import { KubeApiError } from '../../../src/kube/errors.ts'
@@ -131,5 +132,25 @@ export async function startSystem(
       reconcilerClient.close()
       await admission.stop()
     },
+  }
+}
+
+/**
+ * One test system for a whole test file: started before its first test,
+ * stopped after its last, the admin client closed with it. Returns a getter,
+ * since the system exists only once the tests run.
+ */
+export function systemForFile(admin: KubeClient, opts: Parameters<typeof startSystem>[1] = {}): () => TestSystem {
+  let system: TestSystem | undefined
+  tap.before(async () => {
+    system = await startSystem(admin, opts)
+  })
+  tap.teardown(async () => {
+    await system?.stop()
+    admin.close()
+  })
+  return () => {
+    if (!system) throw new Error('the test system has not started yet')
+    return system
   }
 }
