@@ -151,8 +151,11 @@ t.test('an earlier instance of the same name rendered from another Template: the
     const ms = await heldBy(ns, 'app', 'moved', 'new')
     t.ok(ms < FIX_MS, `${fix}: the instance holds the object (${ms} ms)`)
     await who.teamA.client.request('DELETE', instancePath(ns, 'app'))
+    // The object goes before the finalizer does: wait for both, or the next round's create meets the old instance.
     await eventually('the instance and its object gone', async () =>
-      (await admin.getOrUndefined(cmPath(ns, 'moved'))) === undefined ? true : undefined,
+      (await admin.getOrUndefined(cmPath(ns, 'moved'))) === undefined && (await getInstance(admin, ns, 'app')) === undefined
+        ? true
+        : undefined,
     )
   }
 })
