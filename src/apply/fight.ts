@@ -5,9 +5,14 @@
 // A re-drift seen soon after our correction (within `windowMs`) is quick; quick
 // re-drifts in a row make a streak. The first drift of an object is corrected
 // at once; after a quick re-drift the next correction waits backoffMs, doubling
-// with the streak up to backoffMaxMs. Corrections never stop: after every wait
-// the rendered state is applied again, so a fighter costs a bounded number of
-// writes and a person repeating an edit never switches protection off. From
+// with the streak up to backoffMaxMs, or until no one has written the object
+// for quietMs, whichever comes first. The backoff bounds our writes against a
+// writer that keeps writing; the quiet period ends the wait once it stopped, so
+// a person's last edit of a quick series stands for quietMs, not minutes. A
+// write is told from the same object seen again by its mark (a digest of the
+// object's content, given by the caller). Corrections never stop: after every
+// wait the rendered state is applied again, so a fighter costs a bounded number
+// of writes and a person repeating an edit never switches protection off. From
 // `threshold` quick re-drifts on, the fight is reported (DriftConflict, naming
 // the last other field manager). A correction that holds for windowMs ends the
 // fight and resets the streak. docs/drift-fights.md has the numbers.
@@ -21,6 +26,8 @@ export interface FightOptions {
   readonly backoffMs: number
   /** Upper bound of that wait. */
   readonly backoffMaxMs: number
+  /** A wait ends once the object has not been written for this long: the other writer has stopped. */
+  readonly quietMs: number
 }
 
 export interface FightConflict {
@@ -39,12 +46,18 @@ export interface FightState {
   readonly driftSince: number | undefined
   /** Since when the object has been as rendered; undefined while it is drifted. */
   readonly calmSince: number | undefined
+  /** The latest write seen while the object is drifted: its mark, and when it was first seen. */
+  readonly lastWrite: { readonly mark: string; readonly at: number } | undefined
   readonly conflict: FightConflict | undefined
 }
 
 export type FightEvent =
-  /** The object differs from the render and our apply would change it back. */
-  | { readonly type: 'drift'; readonly now: number; readonly manager: string }
+  /**
+   * The object differs from the render and our apply would change it back.
+   * `mark` stands for what the object holds: the same mark again is the same
+   * write seen again, another mark a new write.
+   */
+  | { readonly type: 'drift'; readonly now: number; readonly manager: string; readonly mark: string }
   /** We wrote the correction. */
   | { readonly type: 'corrected'; readonly now: number }
   /** The object is as rendered. */
@@ -72,6 +85,7 @@ export const DEFAULT_FIGHT_OPTIONS: FightOptions = Object.freeze({
   threshold: 3,
   backoffMs: 500,
   backoffMaxMs: 5 * 60_000,
+  quietMs: 3000,
 })
 
 /** The wait before the correction that follows `streak` quick re-drifts. */
@@ -94,7 +108,7 @@ const step = (
 export function fightStep(s: FightState | undefined, e: FightEvent, o: FightOptions): FightStep {
   switch (e.type) {
     case 'drift':
-      return onDrift(s, e.now, e.manager, o)
+      return onDrift(s, e, o)
     case 'corrected':
       return onCorrected(s, e.now, o)
     case 'calm':
@@ -102,7 +116,8 @@ export function fightStep(s: FightState | undefined, e: FightEvent, o: FightOpti
   }
 }
 
-function onDrift(s: FightState | undefined, now: number, manager: string, o: FightOptions): FightStep {
+function onDrift(s: FightState | undefined, e: Extract<FightEvent, { type: 'drift' }>, o: FightOptions): FightStep {
+  const { now, manager, mark } = e
   // Nothing remembered, or the last correction held long enough: an ordinary edit.
   if (!s || (s.driftSince === undefined && now - s.correctedAt >= o.windowMs)) {
     const notice: FightNotice | undefined = s?.conflict
@@ -117,19 +132,26 @@ function onDrift(s: FightState | undefined, now: number, manager: string, o: Fig
     let conflict = s.conflict
     if (conflict) conflict = { ...conflict, manager }
     else if (streak >= o.threshold) conflict = { manager, since: now }
-    next = { streak, correctedAt: s.correctedAt, driftSince: now, calmSince: undefined, conflict }
-    if (conflict && !s.conflict) {
-      notice = { kind: 'conflict', manager, streak, nextInMs: Math.max(0, s.correctedAt + backoffFor(streak, o) - now) }
-    }
+    next = { streak, correctedAt: s.correctedAt, driftSince: now, calmSince: undefined, lastWrite: { mark, at: now }, conflict }
+    if (conflict && !s.conflict) notice = { kind: 'conflict', manager, streak, nextInMs: Math.max(0, dueAt(next, o) - now) }
+  } else if (s.lastWrite?.mark !== mark) {
+    // Written again while we wait: the quiet period starts over.
+    next = { ...s, lastWrite: { mark, at: now } }
   }
-  const due = next.correctedAt + backoffFor(next.streak, o)
+  const due = dueAt(next, o)
   const action = now >= due ? ({ correct: true } as const) : ({ correct: false, waitMs: due - now } as const)
   return step(next, { action, ...(notice ? { notice } : {}) })
 }
 
+/** When a drifted object's correction is due: at the end of the backoff, or once it has been quiet for quietMs. */
+function dueAt(s: FightState, o: FightOptions): number {
+  const backoffEnds = s.correctedAt + backoffFor(s.streak, o)
+  return s.lastWrite === undefined ? backoffEnds : Math.min(backoffEnds, s.lastWrite.at + o.quietMs)
+}
+
 function onCorrected(s: FightState | undefined, now: number, o: FightOptions): FightStep {
   const streak = s?.streak ?? 0
-  const next: FightState = { streak, correctedAt: now, driftSince: undefined, calmSince: now, conflict: s?.conflict }
+  const next: FightState = { streak, correctedAt: now, driftSince: undefined, calmSince: now, lastWrite: undefined, conflict: s?.conflict }
   const notice: FightNotice | undefined =
     s && backoffFor(streak, o) > 0 && s.driftSince !== undefined
       ? { kind: 'resumed', manager: s.conflict?.manager, waitedMs: now - s.driftSince }
@@ -145,14 +167,8 @@ function onCalm(s: FightState | undefined, now: number, o: FightOptions): FightS
   if (calmMs >= o.windowMs) {
     return step(undefined, s.conflict ? { notice: { kind: 'ended', manager: s.conflict.manager, calmMs } } : {})
   }
-  const next: FightState = { ...s, driftSince: undefined, calmSince }
+  const next: FightState = { ...s, driftSince: undefined, calmSince, lastWrite: undefined }
   return step(next, next.conflict ? { recheckMs: o.windowMs - calmMs } : {})
-}
-
-/** How long a known drift still has to wait before its correction (0: due now or nothing pending). */
-export function pendingWait(s: FightState | undefined, now: number, o: FightOptions): number {
-  if (!s || s.driftSince === undefined) return 0
-  return Math.max(0, s.correctedAt + backoffFor(s.streak, o) - now)
 }
 
 /** "400ms", "2.5s", "5m", "1m30s": durations for messages. */

@@ -28,7 +28,7 @@ import { preserveIgnoredFields } from '../drift/preserve.ts'
 import type { Change } from '../drift/types.ts'
 import { type CompiledIgnore, compileIgnoreFields } from '../fieldpath/compile.ts'
 import { pointerTokens } from '../fieldpath/pointer.ts'
-import { type FightOptions, type FightState, type FightStep, fightStep, pendingWait } from './fight.ts'
+import { type FightEvent, type FightOptions, type FightState, type FightStep, fightStep } from './fight.ts'
 import type { ComponentTable } from '../api/writers.ts'
 import { type Addition, additionWriters, foreignAdditions } from '../drift/additions.ts'
 
@@ -110,8 +110,8 @@ export interface Unchanged extends About {
 export interface Wait extends About {
   readonly type: 'wait'
   readonly waitMs: number
-  /** The drift step that decided the wait (absent when a known wait is still running). */
-  readonly fight?: FightStep
+  /** The drift step that decided the wait. */
+  readonly fight: FightStep
 }
 
 /** To be decided after asking: a server-side dry-run, or (dryRun false) the last apply's result. */
@@ -188,7 +188,7 @@ export function planObject(desired: DesiredObject, live: IdentifiedObject | unde
     if (live.metadata.deletionTimestamp) return { type: 'release', desired, live }
     const additions = ctx.components ? foreignAdditions(live, desired.obj, ctx.components, ctx.ignore) : []
     if (additions.length > 0) {
-      const fight = fightStep(memory.fight, { type: 'drift', now: ctx.now, manager: additionWriters(additions).join(', ') }, ctx.fight)
+      const fight = fightStep(memory.fight, driftOf(live, ctx.now, additionWriters(additions).join(', ')), ctx.fight)
       if (fight.action && !fight.action.correct) return { type: 'wait', desired, waitMs: fight.action.waitMs, fight }
       return { type: 'strip', desired, live, additions, fight }
     }
@@ -199,8 +199,12 @@ export function planObject(desired: DesiredObject, live: IdentifiedObject | unde
   if (isCorrection && compare(applied.result, live, ctx.ignore).length === 0) {
     return { type: 'unchanged', desired, fight: fightStep(memory.fight, { type: 'calm', now: ctx.now }, ctx.fight), seen: live }
   }
-  const waiting = isCorrection ? pendingWait(memory.fight, ctx.now, ctx.fight) : 0
-  if (waiting > 0) return { type: 'wait', desired, waitMs: waiting }
+  // A correction already waiting is not even dry-run before it is due; each
+  // look tells the fight state whether the object was written again meanwhile.
+  if (isCorrection && memory.fight?.driftSince !== undefined) {
+    const fight = fightStep(memory.fight, driftOf(live, ctx.now), ctx.fight)
+    if (fight.action && !fight.action.correct) return { type: 'wait', desired, waitMs: fight.action.waitMs, fight }
+  }
   // Drift only in fields we set means our apply certainly changes them back:
   // no need to ask the server first. Anything else (a new render, fields of
   // other managers) goes through the dry-run.
@@ -229,9 +233,21 @@ export function settle(check: Check, memory: ObjectMemory, answer: DryRunAnswer 
   if (last?.desiredHash !== desired.hash) {
     return { type: 'update', desired, live, intent, changes, ...(check.adopting ? { adopting: check.adopting } : {}) }
   }
-  const fight = fightStep(memory.fight, { type: 'drift', now: ctx.now, manager: lastOtherManager(live) }, ctx.fight)
+  const fight = fightStep(memory.fight, driftOf(live, ctx.now), ctx.fight)
   if (fight.action && !fight.action.correct) return { type: 'wait', desired, waitMs: fight.action.waitMs, fight }
   return { type: 'correct', desired, live, intent, changes, fight }
+}
+
+/**
+ * The drift event for a live object. Its mark is a digest of what compare
+ * reads (status and server-managed metadata left out), so that a status
+ * update, or the same object delivered again, is not taken for a new write.
+ */
+function driftOf(live: IdentifiedObject, now: number, manager = lastOtherManager(live)): FightEvent {
+  const mark = createHash('sha256')
+    .update(JSON.stringify(comparedPart(live)))
+    .digest('base64url')
+  return { type: 'drift', now, manager, mark }
 }
 
 /** Objects of ours (found by the UID label) that the render no longer names. */
@@ -281,7 +297,7 @@ export function remember(
       return { memory: withFight(kept, action.fight.state) }
     }
     case 'wait':
-      return { memory: withFight(prev.applied, action.fight ? action.fight.state : prev.fight) }
+      return { memory: withFight(prev.applied, action.fight.state) }
     case 'create':
     case 'update':
       // A new render or a first apply: whatever fight there was is about something else.

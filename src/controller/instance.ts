@@ -58,6 +58,7 @@ export class InstanceReconciler {
       threshold: this.opts.conflictThreshold,
       backoffMs: this.opts.correctionBackoffMs,
       backoffMaxMs: this.opts.correctionBackoffMaxMs,
+      quietMs: this.opts.correctionQuietMs,
     }
     this.live = new LiveObjects({ objects: deps.objects, drift: deps.drift, conflicts: deps.conflicts })
     this.steps = { ...STEPS, ...(deps.steps ?? {}) }

@@ -99,7 +99,8 @@ export function eventsFor(set: readonly ChangeSetEntry[], fight: FightOptions): 
             reason: Reason.DriftConflict,
             message:
               `${what} drifted again right after each of the last ${e.notice.streak} corrections; field manager "${e.notice.manager}" keeps changing it. ` +
-              `Corrections continue with backoff: the next in ${formatDuration(e.notice.nextInMs)}, later ones at least every ${formatDuration(fight.backoffMaxMs)}`,
+              `Corrections continue with backoff: the next in ${formatDuration(e.notice.nextInMs)}, later ones at least every ${formatDuration(fight.backoffMaxMs)}` +
+              ` and ${formatDuration(fight.quietMs)} after the last write once the writer stops`,
           })
         } else {
           out.push({

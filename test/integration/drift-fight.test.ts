@@ -3,8 +3,9 @@
 // as DriftConflict while it lasts and cleared once the object stays
 // corrected. The first test runs with a short cap (1 s) so that twenty
 // human-paced repeats fit in seconds; the second runs with the production
-// defaults (0.5 s doubling, cap 5 min, window 10 s) and a 10 Hz fighter for
-// 60 s. Each test runs its own reconciler, one after the other.
+// defaults (0.5 s doubling, cap 5 min, quiet period 3 s, window 10 s) and a
+// fighter that changes the object 10 times a second for 60 s. Each test runs
+// its own reconciler, one after the other.
 
 import t from 'tap'
 import { adminClient, freshNamespace, eventually } from './helpers/cluster.ts'
@@ -123,7 +124,7 @@ t.test('a person repeating an edit 200 ms after each revert, 20 times, is revert
   )
 })
 
-t.test('a 10 Hz fighter for 60 s under the production defaults: at most 7 writes, restored within the cap once it stops', async (t) => {
+t.test('a 10 Hz fighter for 60 s under the production defaults: at most 7 writes, restored within the quiet period once it stops', async (t) => {
   const op = await startManager()
   t.teardown(() => op.stop())
   const ns = await revertSetup(t)
@@ -133,9 +134,12 @@ t.test('a 10 Hz fighter for 60 s under the production defaults: at most 7 writes
   const started = Date.now()
   let fighting = true
   let fighterWrites = 0
+  // Each write a new value, as a writer that stamps a counter or a time: a
+  // write of the value the object already holds changes nothing and is seen
+  // by no one (docs/drift-fights.md).
   const fighter = (async () => {
     while (fighting) {
-      await setColor(ns, 'hostile', 'hostile-controller').catch(() => {})
+      await setColor(ns, `hostile-${fighterWrites}`, 'hostile-controller').catch(() => {})
       fighterWrites++
       await sleep(100)
     }
@@ -155,18 +159,19 @@ t.test('a 10 Hz fighter for 60 s under the production defaults: at most 7 writes
   t.ok(objectWrites >= 5, `corrections went on during the fight (${objectWrites})`)
   t.ok(objectWrites <= 7, `at most 7 corrections in 60 s (${objectWrites})`)
   t.ok(otherWrites <= 1, `besides them at most the status write that reports the fight (${otherWrites})`)
-  t.equal(await colorOf(ns), 'hostile', 'the fighter had the last word when it stopped')
+  t.match(await colorOf(ns), /^hostile-/, 'the fighter had the last word when it stopped')
 
   const stopped = Date.now()
   await eventually(
     'restored after the fighter stopped',
     async () => ((await colorOf(ns)) === 'blue' ? true : undefined),
     DEFAULT_INSTANCE_OPTIONS.correctionBackoffMaxMs + 10_000,
-    100,
+    20,
   )
   const restoreMs = Date.now() - stopped
+  const limitMs = DEFAULT_INSTANCE_OPTIONS.correctionQuietMs + 1000
   t.comment(`restored ${restoreMs} ms after the fighter stopped`)
-  t.ok(restoreMs <= DEFAULT_INSTANCE_OPTIONS.correctionBackoffMaxMs, `within the ${DEFAULT_INSTANCE_OPTIONS.correctionBackoffMaxMs} ms cap`)
+  t.ok(restoreMs <= limitMs, `within the quiet period and a second (${limitMs} ms), not the ${DEFAULT_INSTANCE_OPTIONS.correctionBackoffMaxMs} ms cap`)
   await waitForCondition(client, ns, 'app', 'Synced', 'True', 'SyncActive', DEFAULT_INSTANCE_OPTIONS.conflictWindowMs + 10_000)
   t.ok(
     op.events.some((e) => e.reason === 'DriftConflictResolved' && /"hostile-controller"/.test(e.message)),

@@ -27,7 +27,7 @@ import { compileIgnoreFields } from '../../src/fieldpath/compile.ts'
 import { ourApplyEntry } from './helpers/field-set.ts'
 
 const owner = { name: 'app', namespace: 'team-a', uid: 'uid-app' }
-const fight: FightOptions = { windowMs: 10_000, threshold: 3, backoffMs: 500, backoffMaxMs: 8_000 }
+const fight: FightOptions = { windowMs: 10_000, threshold: 3, backoffMs: 500, backoffMaxMs: 8_000, quietMs: 3_000 }
 const nothingIgnored = compileIgnoreFields([])
 const ctx = (now: number, ignore = nothingIgnored): PlanContext => ({ owner, ignore, now, fight })
 
@@ -246,10 +246,13 @@ t.test('fight: quick re-drifts back off, are reported from the threshold on, nev
     }
     s = r
   }
+  // The fighter writes once after each correction and then waits: from the
+  // fourth correction on, the quiet period after its write (3 s) ends the wait
+  // before the backoff (4 s, then the 8 s cap) does.
   t.same(
     corrections.map((c, i) => (i === 0 ? 0 : c - (corrections[i - 1] ?? 0))),
-    [0, 500, 1000, 2000, 4000, 8000],
-    'waits of 0.5 s doubling from each correction, capped at 8 s',
+    [0, 500, 1000, 2000, 3100, 3100, 3100, 3100, 3100],
+    'waits of 0.5 s doubling from each correction, or until 3 s after the write',
   )
   t.equal(dryRunsWhileWaiting, 0, 'a correction waiting out its backoff is not even dry-run')
   t.equal(notices.filter((n) => n.startsWith('conflict')).length, 1, 'the fight is reported once')
@@ -261,7 +264,7 @@ t.test('fight: quick re-drifts back off, are reported from the threshold on, nev
   t.match(s.memory.fight, { conflict: { manager: 'fighter' } }, 'the fighter is named')
 
   // The fighter stops: the next correction holds; after the window the fight is over.
-  const due = corrections[corrections.length - 1]! + 8_000
+  const due = corrections[corrections.length - 1]! + 3_100
   const last = pass(obj, live, s.memory, due)
   t.equal(last.action.type, 'correct', 'the rendered state is applied again when the wait is over')
   const calm = pass(obj, last.live, last.memory, due + 5_000)
@@ -272,6 +275,35 @@ t.test('fight: quick re-drifts back off, are reported from the threshold on, nev
   t.equal(over.memory.fight, undefined, 'the streak is forgotten')
   const edit = pass(obj, edited(last.live as IdentifiedObject, { color: 'red' }, 'kubectl-edit'), over.memory, due + 30_000)
   t.equal(edit.action.type, 'correct', 'an ordinary edit afterwards is corrected at once again')
+})
+
+t.test('a correction waiting: a new write starts the quiet period over, a status update or the same object again does not', async (t) => {
+  const obj = rendered({ color: 'blue' })
+  const longFight: FightOptions = { ...fight, backoffMaxMs: 60_000 }
+  const at = (now: number): PlanContext => ({ ...ctx(now), fight: longFight })
+  let memory = pass(obj, undefined, {}, 0).memory
+  let live = serverView(obj)
+  // A long fight: the backoff has grown to the cap.
+  memory = {
+    ...memory,
+    fight: { streak: 9, correctedAt: 10_000, driftSince: undefined, calmSince: 10_000, lastWrite: undefined, conflict: undefined },
+  }
+  live = edited(live, { color: 'red' })
+  const check = planObject(desiredObject(obj), live, memory, at(10_100))
+  t.equal(check.type, 'check', 'a re-drift is looked at first')
+  const first = settle(check as Check, memory, undefined, at(10_100))
+  t.match(first, { type: 'wait', waitMs: 3000 }, 'due when the object has been quiet for 3 s')
+  memory = remember(memory, first, undefined, 10_100, longFight).memory
+  const statusOnly = { ...structuredClone(live), status: { seen: true }, metadata: { ...live.metadata, resourceVersion: 'x1' } }
+  t.match(planObject(desiredObject(obj), statusOnly, memory, at(12_000)), { type: 'wait', waitMs: 1100 }, 'a status update is no write')
+  live = edited(live, { color: 'green' })
+  const again = planObject(desiredObject(obj), live, memory, at(12_000))
+  t.match(again, { type: 'wait', waitMs: 3000 }, 'written again: the quiet period starts over')
+  memory = remember(memory, again as ObjectAction, undefined, 12_000, longFight).memory
+  t.match(planObject(desiredObject(obj), live, memory, at(14_999)), { type: 'wait', waitMs: 1 })
+  const due = planObject(desiredObject(obj), live, memory, at(15_000))
+  t.equal(due.type, 'check', 'quiet for 3 s: the correction is due')
+  t.equal(settle(due as Check, memory, undefined, at(15_000)).type, 'correct')
 })
 
 t.test('a new render during a fight is applied at once and ends the fight state', async (t) => {

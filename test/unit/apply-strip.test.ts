@@ -13,7 +13,7 @@ import { removalPatch } from '../../src/drift/additions.ts'
 import { compileIgnoreFields } from '../../src/fieldpath/compile.ts'
 
 const owner = { name: 'app', namespace: 'team-a', uid: 'uid-app' }
-const fight: FightOptions = { windowMs: 10_000, threshold: 3, backoffMs: 500, backoffMaxMs: 8_000 }
+const fight: FightOptions = { windowMs: 10_000, threshold: 3, backoffMs: 500, backoffMaxMs: 8_000, quietMs: 3_000 }
 const ctx = (ignore: string[] = [], components = true): PlanContext => ({
   owner,
   ignore: compileIgnoreFields(ignore),

@@ -239,7 +239,7 @@ t.test('Events name what happened to each object, paths but never values', async
       reason: 'DriftConflict',
       message:
         'ConfigMap team-a/cfg drifted again right after each of the last 3 corrections; field manager "fighter" keeps changing it. ' +
-        'Corrections continue with backoff: the next in 2s, later ones at least every 5m',
+        'Corrections continue with backoff: the next in 2s, later ones at least every 5m and 3s after the last write once the writer stops',
     },
     {
       type: 'Normal',

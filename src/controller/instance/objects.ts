@@ -92,7 +92,8 @@ export async function syncObjects(
   }
   const look = (d: DesiredObject, live: IdentifiedObject | undefined): FirstLook => {
     const l = planObject(d, live, remembered(memory, d.key), ctx)
-    if (l.type === 'unchanged') keep(memory, record, l, undefined, input.nowMs, input.fight)
+    // A wait's step may note a new write of the object (the quiet period starts over): kept too.
+    if (l.type === 'unchanged' || l.type === 'wait') keep(memory, record, l, undefined, input.nowMs, input.fight)
     if (l.type === 'wait') record.wake(l.waitMs)
     return l
   }

@@ -54,7 +54,7 @@ export function setSynced(input: SyncedInput, drift: Pick<WatchRegistry, 'state'
       type: C.Synced,
       status: 'False',
       reason: Reason.DriftConflict,
-      message: `${parts.join('; ')}; corrections continue with backoff (at least every ${formatDuration(input.fight.backoffMaxMs)}) until the object stays as rendered for ${formatDuration(input.fight.windowMs)}`,
+      message: `${parts.join('; ')}; corrections continue with backoff (at least every ${formatDuration(input.fight.backoffMaxMs)}, and ${formatDuration(input.fight.quietMs)} after the last write once the writer stops) until the object stays as rendered for ${formatDuration(input.fight.windowMs)}`,
     })
     return false
   }

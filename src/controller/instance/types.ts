@@ -33,6 +33,8 @@ export interface InstanceReconcilerOptions {
   correctionBackoffMs: number
   /** Cap of that wait: under a fight the rendered state is applied again at least this often. */
   correctionBackoffMaxMs: number
+  /** A wait ends once no one has written the object for this long (the other writer stopped). */
+  correctionQuietMs: number
   templateNotFoundRequeueMs: number
 }
 
@@ -41,6 +43,7 @@ export const DEFAULT_INSTANCE_OPTIONS: InstanceReconcilerOptions = {
   conflictWindowMs: DEFAULT_FIGHT_OPTIONS.windowMs,
   correctionBackoffMs: DEFAULT_FIGHT_OPTIONS.backoffMs,
   correctionBackoffMaxMs: DEFAULT_FIGHT_OPTIONS.backoffMaxMs,
+  correctionQuietMs: DEFAULT_FIGHT_OPTIONS.quietMs,
   templateNotFoundRequeueMs: 30_000,
 }
 
