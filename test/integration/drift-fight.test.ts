@@ -124,7 +124,7 @@ t.test('a person repeating an edit 200 ms after each revert, 20 times, is revert
   )
 })
 
-t.test('a 10 Hz fighter for 60 s under the production defaults: at most 7 writes, restored within the quiet period once it stops', async (t) => {
+t.test('a 10 Hz fighter for 60 s, production defaults: at most 7 writes, restored within the quiet period', async (t) => {
   const op = await startManager()
   t.teardown(() => op.stop())
   const ns = await revertSetup(t)
@@ -171,7 +171,10 @@ t.test('a 10 Hz fighter for 60 s under the production defaults: at most 7 writes
   const restoreMs = Date.now() - stopped
   const limitMs = DEFAULT_INSTANCE_OPTIONS.correctionQuietMs + 1000
   t.comment(`restored ${restoreMs} ms after the fighter stopped`)
-  t.ok(restoreMs <= limitMs, `within the quiet period and a second (${limitMs} ms), not the ${DEFAULT_INSTANCE_OPTIONS.correctionBackoffMaxMs} ms cap`)
+  t.ok(
+    restoreMs <= limitMs,
+    `within the quiet period and a second (${limitMs} ms), not the ${DEFAULT_INSTANCE_OPTIONS.correctionBackoffMaxMs} ms cap`,
+  )
   await waitForCondition(client, ns, 'app', 'Synced', 'True', 'SyncActive', DEFAULT_INSTANCE_OPTIONS.conflictWindowMs + 10_000)
   t.ok(
     op.events.some((e) => e.reason === 'DriftConflictResolved' && /"hostile-controller"/.test(e.message)),
