@@ -21,7 +21,7 @@ import { GROUP, VERSION } from '../api/names.ts'
 import { CONTENT_MERGE, KubeClient } from '../kube/client.ts'
 import { RestMapper } from '../kube/discovery.ts'
 import { KubeApiError } from '../kube/errors.ts'
-import { defaultBinDir, startControlPlane, type ControlPlane } from '../local/controlplane.ts'
+import { controlPlaneBinaries, defaultBinDir, startControlPlane, type ControlPlane } from '../local/controlplane.ts'
 import { parseFlags, boolFlag, stringFlag, UsageError, type TextSink } from './args.ts'
 import { describeError } from './exit-report.ts'
 import { installLastWords } from './last-words.ts'
@@ -84,9 +84,12 @@ class Ending extends Error {
   }
 }
 
+/** What `local` builds: every binary the control plane runs, the scheduler and kwok included. */
+export const LOCAL_BUILD_TARGETS: readonly string[] = controlPlaneBinaries()
+
 function buildBinaries(out: Out): void {
   out('building (or reusing) the control-plane binaries ...')
-  const r = spawnSync('bash', [join(REPO_ROOT, 'test/cluster/build.sh'), 'etcd', 'kube-apiserver', 'kube-controller-manager'], {
+  const r = spawnSync('bash', [join(REPO_ROOT, 'test/cluster/build.sh'), ...LOCAL_BUILD_TARGETS], {
     stdio: ['ignore', 'inherit', 'inherit'],
   })
   // The terminal's Ctrl-C reaches build.sh too, while this process is blocked in spawnSync.

@@ -92,6 +92,11 @@ interface Record_ {
 /** The cluster's own components, started after the API server in this order. */
 const COMPONENTS: readonly string[] = ['kube-controller-manager', 'kube-scheduler', 'kwok']
 
+/** The binaries startControlPlane runs (build.sh targets): with the cluster's components unless told otherwise. */
+export function controlPlaneBinaries(withComponents = true): readonly string[] {
+  return ['etcd', 'kube-apiserver', ...(withComponents ? COMPONENTS : [])]
+}
+
 /** Nodes kwok simulates carry this annotation; it manages no other node. */
 export const KWOK_NODE_ANNOTATION = 'kwok.x-k8s.io/node'
 
@@ -400,7 +405,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   const binDir = opts.binDir ?? defaultBinDir()
   const timeout = opts.startTimeoutMs ?? Number(process.env.TEMPLATE_SYNC_START_TIMEOUT_MS ?? 90_000)
   const withKcm = opts.controllerManager ?? true
-  for (const b of ['etcd', 'kube-apiserver', ...(withKcm ? COMPONENTS : [])]) {
+  for (const b of controlPlaneBinaries(withKcm)) {
     if (!existsSync(join(binDir, b))) {
       throw new Error(`control plane binary ${join(binDir, b)} is missing: run "npm run cluster:build" (test/cluster/build.sh) first`)
     }
