@@ -10,7 +10,8 @@
 // `slowMs` no longer counts against `size`, so a slow template holds up only
 // itself: the next job gets another worker (at most `maxWorkers` in all),
 // and a worker beyond `size` stops once it is idle. Workers start on the
-// first job; an idle worker never keeps the process alive.
+// first job and stop after `idleMs` without one, so a reconciler at rest
+// holds no render threads; an idle worker never keeps the process alive.
 
 import { Worker } from 'node:worker_threads'
 import type { Chart } from '../helm/chart/types.ts'
@@ -33,6 +34,8 @@ export interface ChartRenderer {
 export interface RenderPool extends ChartRenderer {
   /** A Go template job; its failures, a time-out included, are outcomes. */
   readonly runTemplate: TemplateRunner
+  /** Worker threads running now, idle ones included. */
+  workers(): number
 }
 
 /**
@@ -102,6 +105,12 @@ export interface RenderPoolOptions {
   readonly workerUrl?: URL
   /** How long a new worker may take to load. Default 60 s. */
   readonly startupMs?: number
+  /**
+   * A worker with no job for this long stops. Default 30 s: a reconciler at
+   * rest renders nothing (renders are memoized), and each loaded worker holds
+   * about 30 MiB (docs/reconciler-memory.md).
+   */
+  readonly idleMs?: number
 }
 
 // Sources run as .ts in a checkout and as compiled .js from dist/.
@@ -124,6 +133,8 @@ interface Slot {
   readonly charts: Map<number, true>
   /** The worker has loaded; until then a job waits (loading does not count against its time limit). */
   ready: boolean
+  /** Stops the worker once it has been idle for idleMs. */
+  idleTimer: NodeJS.Timeout | undefined
 }
 
 interface Job {
@@ -202,6 +213,7 @@ export function createRenderPool(opts: RenderPoolOptions = {}): RenderPool {
   const maxHeapMb = opts.maxHeapMb ?? 512
   const workerUrl = opts.workerUrl ?? DEFAULT_WORKER
   const startupMs = opts.startupMs ?? 60_000
+  const idleMs = opts.idleMs ?? 30_000
   const slots: Slot[] = []
   const queue: Job[] = []
   let nextId = 1
@@ -247,7 +259,16 @@ export function createRenderPool(opts: RenderPoolOptions = {}): RenderPool {
   const spawn = (): Slot => {
     const worker = new Worker(workerUrl, { resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } })
     worker.unref()
-    const slot: Slot = { worker, job: undefined, timer: undefined, slowTimer: undefined, slow: false, charts: new Map(), ready: false }
+    const slot: Slot = {
+      worker,
+      job: undefined,
+      timer: undefined,
+      slowTimer: undefined,
+      slow: false,
+      charts: new Map(),
+      ready: false,
+      idleTimer: undefined,
+    }
     worker.on('message', (reply: RenderReply | WorkerReady) => {
       if ('ready' in reply) {
         slot.ready = true
@@ -258,7 +279,10 @@ export function createRenderPool(opts: RenderPoolOptions = {}): RenderPool {
       settle(slot)?.answer(reply.outcome)
       // A worker started for slow renders goes once there is nothing for it.
       if (queue.length === 0 && slots.length > size && remove(slot)) void worker.terminate()
-      else pump()
+      else {
+        pump()
+        if (slot.job === undefined) rest(slot)
+      }
     })
     worker.on('error', (err: Error & { code?: string }) => {
       drop(
@@ -289,7 +313,16 @@ export function createRenderPool(opts: RenderPoolOptions = {}): RenderPool {
     slot.worker.postMessage(job.request(slot))
   }
 
+  const rest = (slot: Slot): void => {
+    clearTimeout(slot.idleTimer)
+    slot.idleTimer = setTimeout(() => {
+      if (slot.job === undefined && remove(slot)) void slot.worker.terminate()
+    }, idleMs)
+    slot.idleTimer.unref()
+  }
+
   const start = (slot: Slot, job: Job): void => {
+    clearTimeout(slot.idleTimer)
     slot.job = job
     slot.worker.ref()
     if (slot.ready) send(slot, job)
@@ -328,11 +361,13 @@ export function createRenderPool(opts: RenderPoolOptions = {}): RenderPool {
         enqueue(templateJob(nextId++, job, { resolve: (o) => resolve(o as OutcomeOf<J>), reject })),
       )
     },
+    workers: () => slots.length,
     async close() {
       closed = true
       for (const job of queue.splice(0)) job.stop({ kind: 'failed', error: closedError() })
       await Promise.all(
         slots.splice(0).map((s) => {
+          clearTimeout(s.idleTimer)
           settle(s)?.stop({ kind: 'failed', error: closedError() })
           return s.worker.terminate()
         }),

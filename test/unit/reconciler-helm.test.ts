@@ -270,7 +270,12 @@ t.test('the dry run: literal defaults, skipped without them, a schema violation 
 
 t.test('createHelmSupport retries an unavailable chart every 60 s unless told otherwise', async (t) => {
   const client = {} as KubeClient
-  const renderer = { render: async () => ({ objects: [], skipped: [] }), runTemplate: inlineTemplateRunner(), close: async () => {} }
+  const renderer = {
+    render: async () => ({ objects: [], skipped: [] }),
+    runTemplate: inlineTemplateRunner(),
+    workers: () => 0,
+    close: async () => {},
+  }
   t.equal(createHelmSupport({ client, renderer }).retryMs, 60_000)
   t.equal(createHelmSupport({ client, renderer, retryMs: 1000 }).retryMs, 1000)
 })

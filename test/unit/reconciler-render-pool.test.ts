@@ -278,3 +278,18 @@ t.test('a slow render holds up only itself: the next one gets another worker, up
   t.strictSame(await order(2), ['fast', 'slow'], 'a second worker takes the next render')
   t.strictSame(await order(1), ['slow', 'fast'], 'at maxWorkers, the next render waits')
 })
+
+t.test('a worker idle for idleMs stops; the next job starts one again', async (t) => {
+  const pool = createRenderPool({ size: 1, idleMs: 300, workerUrl: templateWorker })
+  t.teardown(() => pool.close())
+  t.equal(pool.workers(), 0, 'no worker before the first job')
+  await pool.runTemplate(named('a'))
+  const answered = Date.now()
+  t.equal(pool.workers(), 1, 'the worker stays after its job')
+  while (pool.workers() > 0 && Date.now() - answered < 5_000) await new Promise((r) => setTimeout(r, 20))
+  const idle = Date.now() - answered
+  t.equal(pool.workers(), 0, `it stopped once idle (${idle} ms)`)
+  t.ok(idle >= 290, 'not before idleMs')
+  t.match(await pool.runTemplate(named('b')), { ok: true, documents: [{ value: 'b' }] }, 'a job after that gets a new worker')
+  t.equal(pool.workers(), 1)
+})
