@@ -124,57 +124,63 @@ t.test('a person repeating an edit 200 ms after each revert, 20 times, is revert
   )
 })
 
-t.test('a 10 Hz fighter for 60 s under the production defaults: at most 7 writes, restored within the quiet period once it stops', async (t) => {
-  const op = await startManager()
-  t.teardown(() => op.stop())
-  const ns = await revertSetup(t)
-  await quiet(op, ns, 1000)
-  const writes = countWrites(op, ns)
-  t.teardown(writes.stop)
-  const started = Date.now()
-  let fighting = true
-  let fighterWrites = 0
-  // Each write a new value, as a writer that stamps a counter or a time: a
-  // write of the value the object already holds changes nothing and is seen
-  // by no one (docs/drift-fights.md).
-  const fighter = (async () => {
-    while (fighting) {
-      await setColor(ns, `hostile-${fighterWrites}`, 'hostile-controller').catch(() => {})
-      fighterWrites++
-      await sleep(100)
-    }
-  })()
-  t.teardown(() => {
+t.test(
+  'a 10 Hz fighter for 60 s under the production defaults: at most 7 writes, restored within the quiet period once it stops',
+  async (t) => {
+    const op = await startManager()
+    t.teardown(() => op.stop())
+    const ns = await revertSetup(t)
+    await quiet(op, ns, 1000)
+    const writes = countWrites(op, ns)
+    t.teardown(writes.stop)
+    const started = Date.now()
+    let fighting = true
+    let fighterWrites = 0
+    // Each write a new value, as a writer that stamps a counter or a time: a
+    // write of the value the object already holds changes nothing and is seen
+    // by no one (docs/drift-fights.md).
+    const fighter = (async () => {
+      while (fighting) {
+        await setColor(ns, `hostile-${fighterWrites}`, 'hostile-controller').catch(() => {})
+        fighterWrites++
+        await sleep(100)
+      }
+    })()
+    t.teardown(() => {
+      fighting = false
+    })
+    const inst = await waitForCondition(client, ns, 'app', 'Synced', 'False', 'DriftConflict', 30_000)
+    t.match(condition(inst, 'Synced')?.message, /field manager "hostile-controller" keeps changing ConfigMap/, 'names the fighter')
+    await sleep(60_000 - (Date.now() - started))
     fighting = false
-  })
-  const inst = await waitForCondition(client, ns, 'app', 'Synced', 'False', 'DriftConflict', 30_000)
-  t.match(condition(inst, 'Synced')?.message, /field manager "hostile-controller" keeps changing ConfigMap/, 'names the fighter')
-  await sleep(60_000 - (Date.now() - started))
-  fighting = false
-  await fighter
-  const objectWrites = writes.object()
-  const otherWrites = writes.other()
-  t.comment(`fighter writes: ${fighterWrites}; reconciler writes to the object in 60 s: ${objectWrites}; other writes: ${otherWrites}`)
-  // The backoff schedule: corrections at 0, 0.5, 1.5, 3.5, 7.5, 15.5 and 31.5 s; the next is due at 63.5 s.
-  t.ok(objectWrites >= 5, `corrections went on during the fight (${objectWrites})`)
-  t.ok(objectWrites <= 7, `at most 7 corrections in 60 s (${objectWrites})`)
-  t.ok(otherWrites <= 1, `besides them at most the status write that reports the fight (${otherWrites})`)
-  t.match(await colorOf(ns), /^hostile-/, 'the fighter had the last word when it stopped')
+    await fighter
+    const objectWrites = writes.object()
+    const otherWrites = writes.other()
+    t.comment(`fighter writes: ${fighterWrites}; reconciler writes to the object in 60 s: ${objectWrites}; other writes: ${otherWrites}`)
+    // The backoff schedule: corrections at 0, 0.5, 1.5, 3.5, 7.5, 15.5 and 31.5 s; the next is due at 63.5 s.
+    t.ok(objectWrites >= 5, `corrections went on during the fight (${objectWrites})`)
+    t.ok(objectWrites <= 7, `at most 7 corrections in 60 s (${objectWrites})`)
+    t.ok(otherWrites <= 1, `besides them at most the status write that reports the fight (${otherWrites})`)
+    t.match(await colorOf(ns), /^hostile-/, 'the fighter had the last word when it stopped')
 
-  const stopped = Date.now()
-  await eventually(
-    'restored after the fighter stopped',
-    async () => ((await colorOf(ns)) === 'blue' ? true : undefined),
-    DEFAULT_INSTANCE_OPTIONS.correctionBackoffMaxMs + 10_000,
-    20,
-  )
-  const restoreMs = Date.now() - stopped
-  const limitMs = DEFAULT_INSTANCE_OPTIONS.correctionQuietMs + 1000
-  t.comment(`restored ${restoreMs} ms after the fighter stopped`)
-  t.ok(restoreMs <= limitMs, `within the quiet period and a second (${limitMs} ms), not the ${DEFAULT_INSTANCE_OPTIONS.correctionBackoffMaxMs} ms cap`)
-  await waitForCondition(client, ns, 'app', 'Synced', 'True', 'SyncActive', DEFAULT_INSTANCE_OPTIONS.conflictWindowMs + 10_000)
-  t.ok(
-    op.events.some((e) => e.reason === 'DriftConflictResolved' && /"hostile-controller"/.test(e.message)),
-    'fight reported over',
-  )
-})
+    const stopped = Date.now()
+    await eventually(
+      'restored after the fighter stopped',
+      async () => ((await colorOf(ns)) === 'blue' ? true : undefined),
+      DEFAULT_INSTANCE_OPTIONS.correctionBackoffMaxMs + 10_000,
+      20,
+    )
+    const restoreMs = Date.now() - stopped
+    const limitMs = DEFAULT_INSTANCE_OPTIONS.correctionQuietMs + 1000
+    t.comment(`restored ${restoreMs} ms after the fighter stopped`)
+    t.ok(
+      restoreMs <= limitMs,
+      `within the quiet period and a second (${limitMs} ms), not the ${DEFAULT_INSTANCE_OPTIONS.correctionBackoffMaxMs} ms cap`,
+    )
+    await waitForCondition(client, ns, 'app', 'Synced', 'True', 'SyncActive', DEFAULT_INSTANCE_OPTIONS.conflictWindowMs + 10_000)
+    t.ok(
+      op.events.some((e) => e.reason === 'DriftConflictResolved' && /"hostile-controller"/.test(e.message)),
+      'fight reported over',
+    )
+  },
+)
