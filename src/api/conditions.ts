@@ -4,6 +4,7 @@
 // error and docs can be checked against the list.
 
 import type { Condition, ConditionStatus, Timestamp } from './meta.ts'
+import { LIMITS } from './schema.ts'
 import type { InstancePhase } from './templateinstance.ts'
 import type { Template, TemplatePhase } from './template.ts'
 
@@ -60,6 +61,10 @@ export const Reason = {
   ParameterSourceForbidden: 'ParameterSourceForbidden',
   /** ParametersValid=True: every value resolved, but a Secret-sourced one is not recorded in status despite exposeInStatus. */
   SecretNotExposed: 'SecretNotExposed',
+  /** ParametersValid=True: every value resolved, but an exposeInStatus one is too large for the status and not recorded there. */
+  ExposedValueTooLarge: 'ExposedValueTooLarge',
+  /** ParametersValid=True: the API server refused the status as too large; it was written without parameter values and outputs. */
+  StatusTooLarge: 'StatusTooLarge',
   // TemplateInstance: Rendered
   TemplateExecutionFailed: 'TemplateExecutionFailed',
   /** spec.helm: the chart could not be fetched (the Template's SourceAccessible or Valid says why); retried every 60 s. */
@@ -81,6 +86,8 @@ export const Reason = {
   OutputExtractionFailed: 'OutputExtractionFailed',
   /** A frozen instance cannot name an output source from a parameter without exposeInStatus. */
   OutputParameterNotExposed: 'OutputParameterNotExposed',
+  /** An extracted value is too large for the status and was left out of status.outputs. */
+  OutputValueTooLarge: 'OutputValueTooLarge',
   // TemplateInstance: Synced
   SyncActive: 'SyncActive',
   Frozen: 'Frozen',
@@ -111,6 +118,8 @@ export const REASONS_BY_CONDITION: Readonly<Record<TemplateConditionType | Insta
   ParametersValid: [
     Reason.AllParametersResolved,
     Reason.SecretNotExposed,
+    Reason.ExposedValueTooLarge,
+    Reason.StatusTooLarge,
     Reason.InvalidParameter,
     Reason.OverrideNotAllowed,
     Reason.ParameterResolutionFailed,
@@ -124,6 +133,7 @@ export const REASONS_BY_CONDITION: Readonly<Record<TemplateConditionType | Insta
     Reason.OutputSourceNotFound,
     Reason.OutputExtractionFailed,
     Reason.OutputParameterNotExposed,
+    Reason.OutputValueTooLarge,
   ],
   Synced: [Reason.SyncActive, Reason.Frozen, Reason.SyncPending, Reason.DriftConflict, Reason.WatchFailed],
   Ready: [Reason.Reconciled, Reason.Pending, Reason.TemplateInvalid],
@@ -173,7 +183,7 @@ export function setCondition(conditions: readonly Condition[] | undefined, next:
     type: next.type,
     status: next.status,
     reason: next.reason,
-    message: next.message ?? '',
+    message: boundMessage(next.message ?? ''),
     lastTransitionTime: previous !== undefined && previous.status === next.status ? previous.lastTransitionTime : toTimestamp(now),
   }
   const generation = next.observedGeneration ?? previous?.observedGeneration
@@ -181,6 +191,21 @@ export function setCondition(conditions: readonly Condition[] | undefined, next:
   if (previous !== undefined && sameCondition(previous, merged)) return list
   if (previous === undefined) return [...list, merged]
   return list.map((c, i) => (i === at ? merged : c))
+}
+
+/**
+ * A message within the schema's bound: a longer one (an API error quoting a
+ * large value) would make the API server refuse the whole status write, and
+ * with it every condition.
+ */
+export function boundMessage(message: string): string {
+  const limit = LIMITS.conditionMessage
+  // The schema counts characters (code points); a UTF-16 length within the bound is within it too.
+  if (message.length <= limit) return message
+  const chars = Array.from(message)
+  if (chars.length <= limit) return message
+  const tail = ` ... (cut: ${chars.length} characters in all)`
+  return chars.slice(0, limit - tail.length).join('') + tail
 }
 
 /** The list without a condition of that type; the input itself when it has none. Never mutates input. */

@@ -5,7 +5,7 @@
 import t from 'tap'
 import pino from 'pino'
 import type { Template } from '../../src/api/template.ts'
-import type { TemplateInstance } from '../../src/api/templateinstance.ts'
+import type { TemplateInstance, TemplateInstanceStatus } from '../../src/api/templateinstance.ts'
 import { FINALIZER_INSTANCE } from '../../src/api/names.ts'
 import { DEFAULT_COMPONENTS } from '../../src/api/writers.ts'
 import { InstanceReconciler, type InstanceSteps } from '../../src/controller/instance.ts'
@@ -33,21 +33,36 @@ function instance(status: TemplateInstance['status'] = {}): TemplateInstance {
 interface World {
   readonly calls: string[]
   readonly requests: string[]
+  /** The body of each status write, in order. */
+  readonly statuses: TemplateInstanceStatus[]
   readonly events: string[]
   readonly released: string[]
   reconciler: InstanceReconciler
 }
 
-function world(opts: { steps?: Partial<InstanceSteps>; inst?: TemplateInstance; template?: Template; writeFails?: unknown } = {}): World {
+interface WorldOptions {
+  steps?: Partial<InstanceSteps>
+  inst?: TemplateInstance
+  template?: Template
+  /** Every status write fails with it; a function decides per write (0 is the first). */
+  writeFails?: unknown
+}
+
+function world(opts: WorldOptions = {}): World {
   const calls: string[] = []
   const requests: string[] = []
+  const statuses: TemplateInstanceStatus[] = []
   const events: string[] = []
   const released: string[] = []
   const inst = opts.inst ?? instance()
   const client = {
-    async request(method: string, path: string) {
+    async request(method: string, path: string, init?: { body?: { status?: TemplateInstanceStatus } }) {
       requests.push(`${method} ${path}`)
-      if (opts.writeFails !== undefined && path.endsWith('/status')) throw opts.writeFails
+      if (path.endsWith('/status')) {
+        statuses.push(init?.body?.status ?? {})
+        const fails = typeof opts.writeFails === 'function' ? opts.writeFails(statuses.length - 1) : opts.writeFails
+        if (fails !== undefined) throw fails
+      }
       return { metadata: { resourceVersion: String(6 + requests.length) }, status: {} }
     },
   } as unknown as KubeClient
@@ -87,7 +102,7 @@ function world(opts: { steps?: Partial<InstanceSteps>; inst?: TemplateInstance; 
     Object.assign(steps, { [name]: step(name as keyof InstanceSteps, impl as never) })
   const reconciler = new InstanceReconciler({
     client,
-    objects: {} as ObjectClient,
+    objects: { mapper: { invalidateGroup: (g: string) => calls.push(`mapper.forget ${g}`) } } as unknown as ObjectClient,
     getTemplate: (ns, name) => {
       const t = opts.template === undefined ? template : opts.template
       return t.metadata?.namespace === ns && t.metadata.name === name ? t : undefined
@@ -97,7 +112,11 @@ function world(opts: { steps?: Partial<InstanceSteps>; inst?: TemplateInstance; 
     drift: registry('drift'),
     sources: registry('sources'),
     conflicts: registry('conflicts'),
-    pipeline: { checkTargetNamespace: () => ({ allowed: true }), stamp: (o: unknown) => o } as unknown as RenderPipeline,
+    pipeline: {
+      checkTargetNamespace: () => ({ allowed: true }),
+      stamp: (o: unknown) => o,
+      discoveryChanged: (g: string) => calls.push(`pipeline.forget ${g}`),
+    } as unknown as RenderPipeline,
     ignore: { enforced: () => ({ ignore: compileIgnoreFields([]) }) } as unknown as IgnoreCache,
     events: { normal: (_o, r) => events.push(r), warning: (_o, r) => events.push(r) },
     log: pino({ level: 'silent' }),
@@ -105,7 +124,7 @@ function world(opts: { steps?: Partial<InstanceSteps>; inst?: TemplateInstance; 
     components: DEFAULT_COMPONENTS,
     steps,
   })
-  return { calls, requests, events, released, reconciler }
+  return { calls, requests, statuses, events, released, reconciler }
 }
 
 const names = (calls: readonly string[]): string[] => calls.filter((c) => !c.includes(' '))
@@ -174,4 +193,44 @@ t.test('the first pass that applied nothing still adds the finalizer, in the sam
     w.requests.map((r) => r.split(' ')[0] + (r.endsWith('/status') ? ' status' : ' object')),
     ['PATCH object', 'PATCH status'],
   )
+})
+
+const conditionOf = (status: TemplateInstanceStatus | undefined, type: string) => status?.conditions?.find((c) => c.type === type)
+
+t.test('a status refused as too large is written again without parameter values and outputs, and says so', async (t) => {
+  const tooLarge = new KubeApiError(
+    'PATCH',
+    '/status',
+    500,
+    'InternalError',
+    'rpc error: code = ResourceExhausted desc = trying to send message larger than max (2097322 vs. 2097152)',
+  )
+  const w = world({
+    writeFails: (n: number) => (n === 0 ? tooLarge : undefined),
+    steps: {
+      renderObjects: async (_deps, _input, _memory, record) => {
+        record.set({ type: 'ParametersValid', status: 'True', reason: 'AllParametersResolved', message: '' })
+        record.status.resolvedParameters = [{ name: 'a', value: 'x' }, { name: 'b' }]
+        return { ok: true, objects: [], values: {} }
+      },
+      refreshOutputs: async (_input, _live, record) => {
+        record.status.outputs = { web: { url: 'http://x' } }
+      },
+    },
+  })
+  t.same(await w.reconciler.reconcile('team-a', 'app'), {})
+  t.equal(w.statuses.length, 2)
+  const [first, second] = w.statuses
+  t.same(first?.resolvedParameters, [{ name: 'a', value: 'x' }, { name: 'b' }])
+  t.same(second?.resolvedParameters, [{ name: 'a' }, { name: 'b' }], 'the values are left out')
+  t.equal(second?.outputs, undefined, 'so are the outputs')
+  const params = conditionOf(second, 'ParametersValid')
+  t.equal(params?.reason, 'StatusTooLarge')
+  t.match(params?.message, 'the API server refused the status as too large (500 InternalError: rpc error: code = ResourceExhausted')
+  t.same(
+    second?.conditions?.map((c) => c.type),
+    first?.conditions?.map((c) => c.type),
+    'every condition is written',
+  )
+  t.equal(conditionOf(second, 'TemplateResolved')?.status, 'True')
 })

@@ -2,8 +2,8 @@
 // the instance's generation, the instance's labels, the parameter sources'
 // epoch), so that drift events, which change none of them, do not read
 // parameter sources again. Sets ParametersValid and Rendered, the redactor of
-// the values read from Secrets, and status.resolvedParameters and
-// resolvedTemplateRef.
+// the values read from Secrets, and status.resolvedParameters (exposed values
+// within the status bounds: ../status-bounds.ts) and resolvedTemplateRef.
 
 import { createHash } from 'node:crypto'
 import { type ConditionUpdate, InstanceConditionType as C, Reason } from '../../api/conditions.ts'
@@ -14,6 +14,7 @@ import type { Template } from '../../api/template.ts'
 import type { TemplateInstance } from '../../api/templateinstance.ts'
 import { redactor } from '../../render/redact.ts'
 import type { RenderPipeline } from '../pipeline.ts'
+import { boundParameters, type LeftOut, leftOutText, PARAMETER_BOUNDS } from '../status-bounds.ts'
 import type { WatchRegistry } from '../registry.ts'
 import type { InstanceMemory } from './memory.ts'
 import type { InstanceRecord } from './record.ts'
@@ -56,11 +57,12 @@ export async function renderObjects(
       record.set({ type: C.ParametersValid, status: 'False', reason: params.reason, message: params.message })
       return { ok: false }
     }
-    record.status.resolvedParameters = params.resolved
+    const bounded = boundParameters(params.resolved)
+    record.status.resolvedParameters = bounded.resolved
     record.redact = redactor(params.secretValues)
     const rendered = await deps.pipeline.render(template, inst, params.values)
     if (!rendered.ok) {
-      record.set(parametersResolved(params.withheld))
+      record.set(parametersResolved(params.withheld, bounded.leftOut))
       record.set({ type: C.Rendered, status: 'False', reason: rendered.reason, message: rendered.message })
       return rendered.retryAfterMs === undefined ? { ok: false } : { ok: false, result: { requeueAfterMs: rendered.retryAfterMs } }
     }
@@ -71,17 +73,18 @@ export async function renderObjects(
       key: memoKey,
       objects: structuredClone(rendered.objects),
       values: params.values,
-      resolved: params.resolved,
+      resolved: bounded.resolved,
       sources: params.sources,
       withheld: params.withheld,
+      leftOut: bounded.leftOut,
       redact: record.redact,
     }
     memory.renderMemo = memo
   }
   record.status.resolvedParameters = memo.resolved
   record.redact = memo.redact
-  record.set(parametersResolved(memo.withheld))
-  record.set({ type: C.Rendered, status: 'True', reason: Reason.Success, message: `${memo.objects.length} object(s) rendered` })
+  record.set(parametersResolved(memo.withheld, memo.leftOut))
+  record.set(renderedCondition(memo.objects.length))
   const ref = inst.spec.templateRef
   record.status.resolvedTemplateRef = {
     name: ref.name,
@@ -91,16 +94,33 @@ export async function renderObjects(
   return { ok: true, objects: memo.objects, values: memo.values }
 }
 
-/** ParametersValid after every value resolved; names what exposeInStatus could not record because it came from a Secret. */
-function parametersResolved(withheld: readonly string[]): ConditionUpdate {
-  if (withheld.length === 0) return { type: C.ParametersValid, status: 'True', reason: Reason.AllParametersResolved, message: '' }
+function renderedCondition(objects: number): ConditionUpdate {
+  return { type: C.Rendered, status: 'True', reason: Reason.Success, message: `${objects} object(s) rendered` }
+}
+
+/**
+ * ParametersValid after every value resolved; names what exposeInStatus could
+ * not record: values too large for the status, values read from Secrets.
+ */
+export function parametersResolved(withheld: readonly string[], leftOut: readonly LeftOut[]): ConditionUpdate {
+  if (withheld.length === 0 && leftOut.length === 0)
+    return { type: C.ParametersValid, status: 'True', reason: Reason.AllParametersResolved, message: '' }
+  const parts: string[] = []
+  if (leftOut.length > 0)
+    parts.push(
+      `not recorded in status.resolvedParameters despite exposeInStatus, too large for the status: ${leftOutText(leftOut, PARAMETER_BOUNDS)}; ` +
+        'the values are used in the render all the same',
+    )
+  if (withheld.length > 0)
+    parts.push(
+      `not recorded in status.resolvedParameters despite exposeInStatus: ${withheld.map((n) => JSON.stringify(n)).join(', ')}; ` +
+        'values read from Secrets are never written to status',
+    )
   return {
     type: C.ParametersValid,
     status: 'True',
-    reason: Reason.SecretNotExposed,
-    message:
-      `not recorded in status.resolvedParameters despite exposeInStatus: ${withheld.map((n) => JSON.stringify(n)).join(', ')}; ` +
-      'values read from Secrets are never written to status',
+    reason: leftOut.length > 0 ? Reason.ExposedValueTooLarge : Reason.SecretNotExposed,
+    message: parts.join('. '),
   }
 }
 
