@@ -79,6 +79,8 @@ export const Reason = {
   DryRunFailed: 'DryRunFailed',
   /** The new render changes a field the API server does not allow to change (docs/immutable-fields.md). */
   ImmutableFieldChanged: 'ImmutableFieldChanged',
+  /** A rendered kind is not served by the API server (its CRD is not installed); nothing was applied. */
+  KindNotFound: 'KindNotFound',
   // TemplateInstance: OutputsResolved
   OutputsResolved: 'OutputsResolved',
   NoOutputs: 'NoOutputs',
@@ -126,7 +128,14 @@ export const REASONS_BY_CONDITION: Readonly<Record<TemplateConditionType | Insta
     Reason.ParameterSourceForbidden,
   ],
   Rendered: [Reason.Success, Reason.TemplateExecutionFailed, Reason.ChartUnavailable, Reason.ObjectForbidden],
-  Applied: [Reason.Success, Reason.ApplyFailed, Reason.OwnershipConflict, Reason.DryRunFailed, Reason.ImmutableFieldChanged],
+  Applied: [
+    Reason.Success,
+    Reason.ApplyFailed,
+    Reason.OwnershipConflict,
+    Reason.DryRunFailed,
+    Reason.ImmutableFieldChanged,
+    Reason.KindNotFound,
+  ],
   OutputsResolved: [
     Reason.OutputsResolved,
     Reason.NoOutputs,

@@ -17,7 +17,7 @@ import { checkTargetNamespace } from '../render/targetns.ts'
 import { objectScopeProblem } from '../render/grants.ts'
 import { renderInstance, compileTemplate } from '../render/render.ts'
 import type { ParamValue } from '../render/types.ts'
-import type { DryRunCheck, RenderPipeline, TemplateValidator, RenderOutcome } from '../controller/pipeline.ts'
+import type { DryRunCheck, KindRef, RenderPipeline, TemplateValidator, RenderOutcome } from '../controller/pipeline.ts'
 import { apiParameterSources } from './sources.ts'
 import {
   checkHelmSource,
@@ -107,6 +107,10 @@ export function createRenderPipeline(client: KubeClient, helm: HelmSupport): Ren
     render: async (template, instance, values) => {
       const rendered = await renderObjects(template, instance, values as Record<string, ParamValue>)
       if (!rendered.ok) return rendered
+      // An object of a kind not served has no known scope: nothing is checked or applied until it is.
+      // Read from the cache the render used, at once: a kind served since would not match how it rendered.
+      const unserved = unservedKinds(mapper, rendered.objects)
+      if (unserved.length > 0) return { ...rendered, unserved }
       // Every kind was looked up while rendering (namespace defaulting), so the scopes are cached.
       const problem = objectScopeProblem(
         template,
@@ -116,7 +120,25 @@ export function createRenderPipeline(client: KubeClient, helm: HelmSupport): Ren
       return problem === undefined ? rendered : { ok: false, reason: Reason.ObjectForbidden, message: problem }
     },
     stamp: (obj, owner, mode, template) => stampOwnership(obj, owner, mode, template),
+    discoveryChanged: (group) => mapper.invalidateGroup(group),
   }
+}
+
+/**
+ * The distinct kinds of `objects` the render found no scope for, in render
+ * order: every kind was looked up while rendering (namespace defaulting), so
+ * one the cache does not hold was not served when the render asked.
+ */
+function unservedKinds(mapper: RestMapper, objects: readonly IdentifiedObject[]): KindRef[] {
+  const out: KindRef[] = []
+  const seen = new Set<string>()
+  for (const { apiVersion, kind } of objects) {
+    const id = `${apiVersion} ${kind}`
+    if (seen.has(id) || mapper.cached(apiVersion, kind) !== undefined) continue
+    seen.add(id)
+    out.push({ apiVersion, kind })
+  }
+  return out
 }
 
 export function createTemplateValidator(helm: HelmSupport): TemplateValidator {

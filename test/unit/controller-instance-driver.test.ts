@@ -15,6 +15,9 @@ import type { IgnoreCache } from '../../src/drift/ignore-cache.ts'
 import { compileIgnoreFields } from '../../src/fieldpath/compile.ts'
 import type { KubeClient } from '../../src/kube/client.ts'
 import { KubeApiError } from '../../src/kube/errors.ts'
+import { KIND_NOT_SERVED, UnknownKindError } from '../../src/kube/discovery.ts'
+import { kindNotFound } from '../../src/controller/report.ts'
+import { RECHECK_CHANGED_MS, RECHECK_RECENT_MS } from '../../src/controller/kind-waiters.ts'
 import type { ObjectClient } from '../../src/kube/objects.ts'
 
 const template: Template = {
@@ -195,7 +198,71 @@ t.test('the first pass that applied nothing still adds the finalizer, in the sam
   )
 })
 
+const widget = { apiVersion: 'w.example.com/v1', kind: 'Widget' }
 const conditionOf = (status: TemplateInstanceStatus | undefined, type: string) => status?.conditions?.find((c) => c.type === type)
+
+t.test(
+  'a render naming a kind not served: Applied=False/KindNotFound, nothing recorded or applied, back when its group changes',
+  async (t) => {
+    const w = world({
+      steps: {
+        renderObjects: async (_deps, _input, _memory, record) => {
+          record.report(kindNotFound([widget]))
+          return { ok: false, unserved: [widget] }
+        },
+      },
+    })
+    t.same(await w.reconciler.reconcile('team-a', 'app'), { requeueAfterMs: 30_000 }, 'the fallback requeue')
+    t.same(names(w.calls), ['resolveTemplate', 'renderObjects'])
+    t.ok(
+      w.calls.includes('mapper.forget w.example.com') && w.calls.includes('pipeline.forget w.example.com'),
+      'the next look asks discovery',
+    )
+    const status = w.statuses.at(-1)
+    t.equal(conditionOf(status, 'Applied')?.reason, 'KindNotFound')
+    t.equal(conditionOf(status, 'Ready')?.reason, 'KindNotFound')
+    t.same(w.events, ['KindNotFound'])
+    t.same(w.reconciler.discoveryChanged('other.example.com'), [], 'another group brings nothing back')
+    t.same(w.reconciler.discoveryChanged('w.example.com'), ['team-a/app'])
+    t.same(w.reconciler.discoveryChanged('w.example.com'), [], 'once')
+  },
+)
+
+t.test('a discovery change while the pass looked, or shortly before it looked again, brings it back soon', async (t) => {
+  let w: World | undefined
+  w = world({
+    steps: {
+      renderObjects: async (_deps, _input, _memory, record) => {
+        w?.reconciler.discoveryChanged('w.example.com')
+        record.report(kindNotFound([widget]))
+        return { ok: false, unserved: [widget] }
+      },
+    },
+  })
+  t.same(await w.reconciler.reconcile('team-a', 'app'), { requeueAfterMs: RECHECK_CHANGED_MS }, 'changed while it looked')
+  const again = w
+  w = undefined
+  t.same(await again.reconciler.reconcile('team-a', 'app'), { requeueAfterMs: RECHECK_RECENT_MS }, 'changed a moment ago')
+})
+
+t.test('a kind the dry-run gate finds not served waits the same way, after the kinds were recorded', async (t) => {
+  const w = world({ steps: { syncObjects: async () => ({ applied: false, unserved: [widget] }) } })
+  t.same(await w.reconciler.reconcile('team-a', 'app'), { requeueAfterMs: 30_000 })
+  t.same(names(w.calls), ['resolveTemplate', 'renderObjects', 'recordKinds', 'syncObjects'])
+  t.same(w.reconciler.discoveryChanged('w.example.com'), ['team-a/app'])
+})
+
+t.test('a kind that goes unserved under a step (its CRD deleted just now) is KindNotFound, not a failed pass', async (t) => {
+  const w = world({
+    steps: {
+      syncObjects: async () => {
+        throw new UnknownKindError(widget.apiVersion, widget.kind, KIND_NOT_SERVED)
+      },
+    },
+  })
+  t.same(await w.reconciler.reconcile('team-a', 'app'), { requeueAfterMs: 30_000 })
+  t.equal(conditionOf(w.statuses.at(-1), 'Applied')?.reason, 'KindNotFound')
+})
 
 t.test('a status refused as too large is written again without parameter values and outputs, and says so', async (t) => {
   const tooLarge = new KubeApiError(

@@ -3,7 +3,9 @@
 // epoch), so that drift events, which change none of them, do not read
 // parameter sources again. Sets ParametersValid and Rendered, the redactor of
 // the values read from Secrets, and status.resolvedParameters (exposed values
-// within the status bounds: ../status-bounds.ts) and resolvedTemplateRef.
+// within the status bounds: ../status-bounds.ts) and resolvedTemplateRef. A
+// render naming a kind the API server does not serve ends the pass here
+// (Applied=False/KindNotFound), and is not memoized: the next pass asks again.
 
 import { createHash } from 'node:crypto'
 import { type ConditionUpdate, InstanceConditionType as C, Reason } from '../../api/conditions.ts'
@@ -13,7 +15,8 @@ import type { SyncMode } from '../../api/names.ts'
 import type { Template } from '../../api/template.ts'
 import type { TemplateInstance } from '../../api/templateinstance.ts'
 import { redactor } from '../../render/redact.ts'
-import type { RenderPipeline } from '../pipeline.ts'
+import type { KindRef, RenderPipeline } from '../pipeline.ts'
+import { kindNotFound } from '../report.ts'
 import { boundParameters, type LeftOut, leftOutText, PARAMETER_BOUNDS } from '../status-bounds.ts'
 import type { WatchRegistry } from '../registry.ts'
 import type { InstanceMemory } from './memory.ts'
@@ -28,7 +31,7 @@ export interface RenderStepDeps {
 
 export type Rendered =
   | { readonly ok: true; readonly objects: readonly IdentifiedObject[]; readonly values: Record<string, unknown> }
-  | { readonly ok: false; readonly result?: ReconcileResult }
+  | { readonly ok: false; readonly result?: ReconcileResult; readonly unserved?: readonly KindRef[] }
 
 function hashOf(v: unknown): string {
   return createHash('sha256').update(JSON.stringify(v)).digest('base64url')
@@ -65,6 +68,12 @@ export async function renderObjects(
       record.set(parametersResolved(params.withheld, bounded.leftOut))
       record.set({ type: C.Rendered, status: 'False', reason: rendered.reason, message: rendered.message })
       return rendered.retryAfterMs === undefined ? { ok: false } : { ok: false, result: { requeueAfterMs: rendered.retryAfterMs } }
+    }
+    if (rendered.unserved !== undefined && rendered.unserved.length > 0) {
+      record.set(parametersResolved(params.withheld, bounded.leftOut))
+      record.set(renderedCondition(rendered.objects.length))
+      record.report(kindNotFound(rendered.unserved))
+      return { ok: false, unserved: rendered.unserved }
     }
     // A copy that owns its strings: a value the YAML parser cut out of the
     // rendered text is a slice that keeps the whole text alive for as long
