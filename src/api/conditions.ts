@@ -105,6 +105,8 @@ export const Reason = {
   Pending: 'Pending',
   /** Ready=False: the instance applied, but its Template is Valid=False (e.g. an invalid ignoreFields entry). */
   TemplateInvalid: 'TemplateInvalid',
+  /** Ready=False: a pass failed with an error no other condition names (the step and the error); retried with backoff. */
+  ReconcileError: 'ReconcileError',
 } as const
 export type Reason = (typeof Reason)[keyof typeof Reason]
 
@@ -145,7 +147,7 @@ export const REASONS_BY_CONDITION: Readonly<Record<TemplateConditionType | Insta
     Reason.OutputValueTooLarge,
   ],
   Synced: [Reason.SyncActive, Reason.Frozen, Reason.SyncPending, Reason.DriftConflict, Reason.WatchFailed],
-  Ready: [Reason.Reconciled, Reason.Pending, Reason.TemplateInvalid],
+  Ready: [Reason.Reconciled, Reason.Pending, Reason.TemplateInvalid, Reason.ReconcileError],
 })
 
 /** Synced reasons that make Ready=False: drift is not being corrected. Frozen and SyncPending do not. */

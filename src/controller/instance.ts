@@ -2,9 +2,10 @@
 // (./instance/), in the order they run. Each step takes what it needs and
 // returns data; conditions, change-set entries and Events go on the
 // InstanceRecord, the one owner of every write to the instance, which
-// flushes the status once at the end. A render of a kind the API server
-// does not serve waits for a discovery change of its group (KindWaiters), or
-// the fallback requeue. docs/reconcile.md walks through it.
+// flushes the status once at the end, also when a step threw (Ready=False
+// naming the step). A render of a kind the API server does not serve waits
+// for a discovery change of its group (KindWaiters), or the fallback
+// requeue. docs/reconcile.md walks through it.
 
 import { namespacedKey } from '../api/identity.ts'
 import { syncModeOf } from '../api/template.ts'
@@ -14,7 +15,7 @@ import type { FightOptions } from '../apply/fight.ts'
 import { desiredObject } from '../apply/plan.ts'
 import { groupOf } from '../api/identity.ts'
 import { UnknownKindError } from '../kube/discovery.ts'
-import { KubeApiError } from '../kube/errors.ts'
+import { errorMessage, KubeApiError } from '../kube/errors.ts'
 import { NO_REDACTION, type Redact } from '../render/redact.ts'
 import { finalizeInstance } from './instance/finalize.ts'
 import { syncFrozen } from './instance/freeze.ts'
@@ -149,6 +150,11 @@ export class InstanceReconciler {
         const ref = inst.spec.templateRef
         return await this.awaitKinds(key, [unserved], mark, record, this.deps.getTemplate(ref.namespace, ref.name))
       }
+      await record
+        .flushFailure(e)
+        .catch((w: unknown) =>
+          log.warn({ instance: key, err: record.redact(errorMessage(w)) }, 'could not record the failed pass on the instance'),
+        )
       throw redactError(e, record.redact)
     } finally {
       // Normally recorded before the status write; here also when the pass failed half-way.
@@ -185,7 +191,9 @@ export class InstanceReconciler {
     mark: number,
   ): Promise<ReconcileResult> {
     const { deps, steps } = this
+    record.stage = 'recording the tracked kinds of an earlier release'
     await record.migrateLegacyKinds()
+    record.stage = 'resolving the Template'
     const { template, condition } = steps.resolveTemplate(inst, deps.getTemplate)
     record.set(condition)
     if (template === undefined) {
@@ -196,6 +204,7 @@ export class InstanceReconciler {
     if (mode === 'off' && record.prev.firstAppliedAt) {
       this.releaseWatches(key)
       memory.fights.clear()
+      record.stage = 'maintaining the objects of the frozen instance'
       await steps.syncFrozen({ ...deps, live: this.live }, inst, template, record)
       return record.flush(template)
     }
@@ -206,12 +215,14 @@ export class InstanceReconciler {
       this.releaseWatches(key)
       return record.flush(template)
     }
+    record.stage = 'resolving parameters and rendering'
     const rendered = await steps.renderObjects(deps, { key, inst, template, mode }, memory, record)
     if (!rendered.ok)
       return rendered.unserved ? this.awaitKinds(key, rendered.unserved, mark, record, template) : record.flush(template, rendered.result)
     this.waiters.release(key)
     const owner = { name: inst.metadata?.name ?? '', namespace, uid: inst.metadata?.uid ?? '' }
     const desired = rendered.objects.map((o) => desiredObject(deps.pipeline.stamp(o, owner, mode, inst.spec.templateRef)))
+    record.stage = 'recording the rendered kinds'
     const tracked = await steps.recordKinds(record, desired)
     const guarded = mode === 'revert' || mode === 'strict'
     deps.drift.setOwnerKeys(key, guarded ? tracked : [])
@@ -228,12 +239,15 @@ export class InstanceReconciler {
       guarded,
       ...(guarded ? { components: deps.components } : {}),
     }
+    record.stage = 'applying the rendered objects'
     const objects = await steps.syncObjects(desired, input, { ...deps, live: this.live }, memory, record)
     if (!objects.applied)
       return objects.unserved ? this.awaitKinds(key, objects.unserved, mark, record, template) : record.flush(template, objects.result)
     const refs = desired.map((d) => d.ref)
+    record.stage = 'reading outputs'
     await steps.refreshOutputs({ template, inst, frozen: false, values: rendered.values, rendered: refs }, this.live, record)
     const synced = { mode, clean: objects.clean, now: record.now, fights: memory.fights, fight: this.fight, tracked }
+    record.stage = 'checking the drift watches'
     if (steps.setSynced(synced, deps.drift, record)) this.releaseWatches(key)
     return record.flush(template)
   }

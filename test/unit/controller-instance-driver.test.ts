@@ -184,7 +184,8 @@ t.test("a status write that fails is the pass's failure, and the pass's Events a
     },
   })
   await t.rejects(w.reconciler.reconcile('team-a', 'app'), conflict)
-  t.same(w.events, ['Created'])
+  t.same(w.events, ['Created', 'ReconcileError'])
+  t.equal(w.statuses.length, 2, 'the failure is written too, best effort')
 })
 
 t.test('the first pass that applied nothing still adds the finalizer, in the same patch as the kinds', async (t) => {
@@ -262,6 +263,25 @@ t.test('a kind that goes unserved under a step (its CRD deleted just now) is Kin
   })
   t.same(await w.reconciler.reconcile('team-a', 'app'), { requeueAfterMs: 30_000 })
   t.equal(conditionOf(w.statuses.at(-1), 'Applied')?.reason, 'KindNotFound')
+})
+
+t.test('a step that throws: Ready=False/ReconcileError names what the pass was doing, then the pass fails', async (t) => {
+  const boom = new Error('boom')
+  const w = world({
+    steps: {
+      refreshOutputs: async () => {
+        throw boom
+      },
+    },
+  })
+  await t.rejects(w.reconciler.reconcile('team-a', 'app'), boom)
+  const ready = conditionOf(w.statuses.at(-1), 'Ready')
+  t.same(ready && [ready.status, ready.reason, ready.message], [
+    'False',
+    'ReconcileError',
+    'the pass failed while reading outputs: boom; it is retried with backoff',
+  ])
+  t.same(w.events, ['ReconcileError'])
 })
 
 t.test('a status refused as too large is written again without parameter values and outputs, and says so', async (t) => {

@@ -3,13 +3,13 @@
 // it; it makes the writes: the patch that records the tracked kinds with our
 // finalizer (before the first apply, so that cleanup always finds what we
 // create), the migration of an older release's trackedGVKs, the single status
-// write at the end (flush), the check that the CRD kept trackedKinds, and the
-// removal of our finalizer at the end of a cleanup. A status the API server
-// refuses as too large is written again without parameter values and
-// outputs, so that the conditions get through. It remembers its own writes
-// while the cache has not delivered them (memory.ts RecordMemory), so that the
-// next pass does not write the same again. Nothing else writes the instance
-// (`npm run lint` checks it).
+// write at the end (flush, or flushFailure when the pass threw), the check that
+// the CRD kept trackedKinds, and the removal of our finalizer at the end of a
+// cleanup. A status the API server refuses as too large is written again
+// without parameter values and outputs, so that the conditions get through.
+// It remembers its own writes while the cache has not delivered them
+// (memory.ts RecordMemory), so that the next pass does not write the same
+// again. Nothing else writes the instance (`npm run lint` checks it).
 
 import { isDeepStrictEqual } from 'node:util'
 import type { Logger } from 'pino'
@@ -81,6 +81,8 @@ export class InstanceRecord {
   requeueAfterMs: number | undefined
   /** Takes the values read from Secrets out of every text the pass sends out (src/render/redact.ts). */
   redact: Redact = NO_REDACTION
+  /** What the pass is doing, in words ("rendering"), for the condition of a pass that fails (flushFailure). */
+  stage = 'starting'
   /** Every kind the instance is known to have rendered: status, then our annotation. */
   readonly knownKinds: readonly string[]
   private readonly deps: RecordDeps
@@ -216,9 +218,25 @@ export class InstanceRecord {
     if (gen !== undefined && status.phase === 'Ready') status.observedGeneration = gen
     this.emitEvents()
     const sendsKinds = status.trackedKinds !== undefined && !isDeepStrictEqual(status.trackedKinds, this.prev.trackedKinds ?? [])
+    this.stage = 'writing the status'
     const stored = await this.writeWithinLimit(status)
     if (stored && sendsKinds) await this.checkTrackedKindsStored(stored.status, status)
     return result ?? (this.requeueAfterMs !== undefined ? { requeueAfterMs: this.requeueAfterMs } : {})
+  }
+
+  /**
+   * The end of a pass that threw: Ready=False/ReconcileError naming what the
+   * pass was doing and the error, written with whatever else the pass had
+   * set, and a Warning Event. The caller rethrows the pass's error (the work
+   * queue retries it with backoff) whether or not this write succeeds.
+   */
+  async flushFailure(error: unknown): Promise<void> {
+    const message = `the pass failed while ${this.stage}: ${errorWithStatus(error)}; it is retried with backoff`
+    this.set({ type: C.Ready, status: 'False', reason: Reason.ReconcileError, message })
+    this.notes.push({ type: 'Warning', reason: Reason.ReconcileError, message })
+    this.status.conditions = [...this.conditions]
+    this.status.phase = deriveInstancePhase(this.conditions)
+    await this.writeWithinLimit(this.status)
   }
 
   /**
