@@ -4,6 +4,7 @@
 // error and docs can be checked against the list.
 
 import type { Condition, ConditionStatus, Timestamp } from './meta.ts'
+import { LIMITS } from './schema.ts'
 import type { InstancePhase } from './templateinstance.ts'
 import type { Template, TemplatePhase } from './template.ts'
 
@@ -60,6 +61,10 @@ export const Reason = {
   ParameterSourceForbidden: 'ParameterSourceForbidden',
   /** ParametersValid=True: every value resolved, but a Secret-sourced one is not recorded in status despite exposeInStatus. */
   SecretNotExposed: 'SecretNotExposed',
+  /** ParametersValid=True: every value resolved, but an exposeInStatus one is too large for the status and not recorded there. */
+  ExposedValueTooLarge: 'ExposedValueTooLarge',
+  /** ParametersValid=True: the API server refused the status as too large; it was written without parameter values and outputs. */
+  StatusTooLarge: 'StatusTooLarge',
   // TemplateInstance: Rendered
   TemplateExecutionFailed: 'TemplateExecutionFailed',
   /** spec.helm: the chart could not be fetched (the Template's SourceAccessible or Valid says why); retried every 60 s. */
@@ -80,6 +85,8 @@ export const Reason = {
   DryRunFailed: 'DryRunFailed',
   /** The new render changes a field the API server does not allow to change (docs/immutable-fields.md). */
   ImmutableFieldChanged: 'ImmutableFieldChanged',
+  /** A rendered kind is not served by the API server (its CRD is not installed); nothing was applied. */
+  KindNotFound: 'KindNotFound',
   // TemplateInstance: OutputsResolved
   OutputsResolved: 'OutputsResolved',
   NoOutputs: 'NoOutputs',
@@ -87,6 +94,8 @@ export const Reason = {
   OutputExtractionFailed: 'OutputExtractionFailed',
   /** A frozen instance cannot name an output source from a parameter without exposeInStatus. */
   OutputParameterNotExposed: 'OutputParameterNotExposed',
+  /** An extracted value is too large for the status and was left out of status.outputs. */
+  OutputValueTooLarge: 'OutputValueTooLarge',
   // TemplateInstance: Synced
   SyncActive: 'SyncActive',
   Frozen: 'Frozen',
@@ -102,6 +111,8 @@ export const Reason = {
   Pending: 'Pending',
   /** Ready=False: the instance applied, but its Template is Valid=False (e.g. an invalid ignoreFields entry). */
   TemplateInvalid: 'TemplateInvalid',
+  /** Ready=False: a pass failed with an error no other condition names (the step and the error); retried with backoff. */
+  ReconcileError: 'ReconcileError',
 } as const
 export type Reason = (typeof Reason)[keyof typeof Reason]
 
@@ -117,22 +128,32 @@ export const REASONS_BY_CONDITION: Readonly<Record<TemplateConditionType | Insta
   ParametersValid: [
     Reason.AllParametersResolved,
     Reason.SecretNotExposed,
+    Reason.ExposedValueTooLarge,
+    Reason.StatusTooLarge,
     Reason.InvalidParameter,
     Reason.OverrideNotAllowed,
     Reason.ParameterResolutionFailed,
     Reason.ParameterSourceForbidden,
   ],
   Rendered: [Reason.Success, Reason.TemplateExecutionFailed, Reason.ChartUnavailable, Reason.ObjectForbidden, Reason.RenderTimeout],
-  Applied: [Reason.Success, Reason.ApplyFailed, Reason.OwnershipConflict, Reason.DryRunFailed, Reason.ImmutableFieldChanged],
+  Applied: [
+    Reason.Success,
+    Reason.ApplyFailed,
+    Reason.OwnershipConflict,
+    Reason.DryRunFailed,
+    Reason.ImmutableFieldChanged,
+    Reason.KindNotFound,
+  ],
   OutputsResolved: [
     Reason.OutputsResolved,
     Reason.NoOutputs,
     Reason.OutputSourceNotFound,
     Reason.OutputExtractionFailed,
     Reason.OutputParameterNotExposed,
+    Reason.OutputValueTooLarge,
   ],
   Synced: [Reason.SyncActive, Reason.Frozen, Reason.SyncPending, Reason.DriftConflict, Reason.WatchFailed],
-  Ready: [Reason.Reconciled, Reason.Pending, Reason.TemplateInvalid],
+  Ready: [Reason.Reconciled, Reason.Pending, Reason.TemplateInvalid, Reason.ReconcileError],
 })
 
 /** Synced reasons that make Ready=False: drift is not being corrected. Frozen and SyncPending do not. */
@@ -179,7 +200,7 @@ export function setCondition(conditions: readonly Condition[] | undefined, next:
     type: next.type,
     status: next.status,
     reason: next.reason,
-    message: next.message ?? '',
+    message: boundMessage(next.message ?? ''),
     lastTransitionTime: previous !== undefined && previous.status === next.status ? previous.lastTransitionTime : toTimestamp(now),
   }
   const generation = next.observedGeneration ?? previous?.observedGeneration
@@ -187,6 +208,21 @@ export function setCondition(conditions: readonly Condition[] | undefined, next:
   if (previous !== undefined && sameCondition(previous, merged)) return list
   if (previous === undefined) return [...list, merged]
   return list.map((c, i) => (i === at ? merged : c))
+}
+
+/**
+ * A message within the schema's bound: a longer one (an API error quoting a
+ * large value) would make the API server refuse the whole status write, and
+ * with it every condition.
+ */
+export function boundMessage(message: string): string {
+  const limit = LIMITS.conditionMessage
+  // The schema counts characters (code points); a UTF-16 length within the bound is within it too.
+  if (message.length <= limit) return message
+  const chars = Array.from(message)
+  if (chars.length <= limit) return message
+  const tail = ` ... (cut: ${chars.length} characters in all)`
+  return chars.slice(0, limit - tail.length).join('') + tail
 }
 
 /** The list without a condition of that type; the input itself when it has none. Never mutates input. */

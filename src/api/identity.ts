@@ -33,6 +33,12 @@ export function parseApiVersion(apiVersion: string): { group: string; version: s
   throw new IdentityError(`apiVersion ${JSON.stringify(apiVersion)} is not "version" or "group/version"`)
 }
 
+/** The group of an apiVersion, "" for the core group; lenient (a malformed apiVersion yields what precedes its first "/"). */
+export function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/')
+  return slash < 0 ? '' : apiVersion.slice(0, slash)
+}
+
 export function joinApiVersion(group: string, version: string): string {
   return group === '' ? version : `${group}/${version}`
 }

@@ -47,6 +47,8 @@ export const LIMITS = Object.freeze({
   ignoreFields: 128,
   renderedResources: 500,
   conditions: 32,
+  /** Characters of a condition message (metav1.Condition's own bound). */
+  conditionMessage: 32768,
   namespaces: 256,
   /** DNS-1123 label: namespaces, label values. */
   dnsLabel: 63,
@@ -153,7 +155,7 @@ export function conditionsSchema(description: string): JSONSchemaProps {
           maxLength: 1024,
           pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$',
         }),
-        message: str('Human-readable detail.', { maxLength: 32768 }),
+        message: str('Human-readable detail.', { maxLength: LIMITS.conditionMessage }),
         lastTransitionTime: str('When the status last changed.', { format: 'date-time' }),
         observedGeneration: int64('metadata.generation the condition was computed from.'),
       },

@@ -36,6 +36,7 @@ import { ORPHAN_OWNER, OrphanReleaser } from './orphans.ts'
 import { INDEX_TEMPLATE, templatesOf, templatesToRecheck } from './indexes.ts'
 import { instancePath } from './status.ts'
 import { conflictWatches, driftWatches, type NamespaceMeta, primaryCaches, sourceWatches } from './watches.ts'
+import { DiscoveryWatch } from './discovery-watch.ts'
 
 export interface ManagerOptions {
   client: KubeClient
@@ -83,6 +84,8 @@ export class Manager {
   /** Single objects that instances are in an ownership conflict with, keyed by objectKey(). */
   readonly conflicts: WatchRegistry
   readonly orphans: OrphanReleaser
+  /** CRDs and APIServices: a change brings back the instances that wait for a kind of that group. */
+  readonly discovery: DiscoveryWatch
   readonly instanceQueue: WorkQueue<string>
   readonly templateQueue: WorkQueue<string>
   readonly orphanQueue: WorkQueue<string>
@@ -161,6 +164,7 @@ export class Manager {
       metrics: createChangeMetrics(this.registry, components),
       ...(opts.instanceOptions ? { options: opts.instanceOptions } : {}),
     })
+    this.discovery = new DiscoveryWatch({ client, log, onRecover, changed: (group) => this.discoveryChanged(group) })
     this.templateReconciler = new TemplateReconciler({
       client,
       getTemplate: (ns, name) => this.templates.get(ns, name),
@@ -180,6 +184,13 @@ export class Manager {
     // The initial list shows what is, not what changed: no correction is due because of it.
     if (key) this.instanceQueue.add(key, synced ? PRIORITY.drift : PRIORITY.low)
     else this.orphans.observe(kind, o)
+  }
+
+  /** Discovery of an API group changed: the instances that waited for one of its kinds look again, at once. */
+  private discoveryChanged(group: string): void {
+    const waiting = this.instanceReconciler.discoveryChanged(group)
+    this.opts.log.debug({ group, instances: waiting.length }, 'API discovery changed')
+    for (const key of waiting) this.instanceQueue.add(key)
   }
 
   /** Which events of the primary caches queue what; the filters are named predicates (kube/predicates.ts). */
@@ -249,6 +260,7 @@ export class Manager {
     this.namespaces.start()
     this.templates.start()
     this.instances.start()
+    this.discovery.start()
     await Promise.all([this.namespaces.waitForSync(signal), this.templates.waitForSync(signal), this.instances.waitForSync(signal)])
     this.opts.log.info({ templates: this.templates.size(), instances: this.instances.size() }, 'caches synced; starting workers')
     // Instances deleted while no reconciler ran may have left objects of these kinds behind.
@@ -322,6 +334,7 @@ export class Manager {
       this.drift.stopAll(),
       this.sources.stopAll(),
       this.conflicts.stopAll(),
+      this.discovery.stop(),
     ])
   }
 }

@@ -21,13 +21,23 @@ export type ParameterOutcome =
     }
   | { ok: false; reason: string; message: string; sources: SourceRef[] }
 
+/** A kind by apiVersion; `detail` says why discovery did not find it when it was not a plain miss. */
+export interface KindRef {
+  readonly apiVersion: string
+  readonly kind: string
+  readonly detail?: string
+}
+
 /**
  * The render step's result. Everything after it (stamp, dry-run gate, apply,
  * prune, drift protection, outputs) sees only the objects, never their source.
  * A failure may ask to be retried (a chart repository that did not answer).
+ * `unserved` lists rendered kinds the API server does not serve: their scope
+ * is unknown, so their objects were not checked against the grants, and
+ * nothing of the render may be applied while the list is not empty.
  */
 export type RenderOutcome =
-  | { ok: true; objects: IdentifiedObject[] }
+  | { ok: true; objects: IdentifiedObject[]; unserved?: readonly KindRef[] }
   | { ok: false; reason: string; message: string; retryAfterMs?: number }
 
 export type PolicyOutcome = { allowed: true } | { allowed: false; reason: string; message: string }
@@ -44,6 +54,8 @@ export interface RenderPipeline {
   render(template: Template, instance: TemplateInstance, values: Record<string, unknown>): Promise<RenderOutcome>
   /** `template`: the Template being rendered, recorded on the object for the webhook. */
   stamp(obj: IdentifiedObject, owner: OwnerIdentity, mode: SyncMode, template: { namespace: string; name: string }): IdentifiedObject
+  /** Discovery of an API group changed (a CRD or an APIService): what the render knows of its kinds is stale. */
+  discoveryChanged(group: string): void
 }
 
 export type TemplateCheck = { ok: true } | { ok: false; reason: string; message: string }

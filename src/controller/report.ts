@@ -10,6 +10,8 @@ import type { ChangeSetEntry, ObjectError } from '../apply/changeset.ts'
 import { conflictsMessage, conflictText } from '../apply/conflict-text.ts'
 import type { Adoption, InstanceRef } from '../api/ownership.ts'
 import { type FightOptions, formatDuration } from '../apply/fight.ts'
+import { isKindNotServed, KIND_NOT_SERVED, UnknownKindError } from '../kube/discovery.ts'
+import type { KindRef } from './pipeline.ts'
 
 export interface EventNote {
   readonly type: 'Normal' | 'Warning'
@@ -152,8 +154,39 @@ function immutableText(e: ObjectError): string {
   return `the new render changes ${e.immutable.join(', ')} of ${describeObject(e.ref)}, which the API server does not allow to change`
 }
 
+/**
+ * The kind of `ref` when `error` says the API server does not serve it (a
+ * discovery miss, or a request answered 404 without a Status); undefined for
+ * any other error.
+ */
+export function unservedKindOf(ref: { readonly apiVersion: string; readonly kind: string }, error: unknown): KindRef | undefined {
+  if (!isKindNotServed(error)) return undefined
+  const detail = error instanceof UnknownKindError && error.detail !== KIND_NOT_SERVED ? error.detail : undefined
+  return { apiVersion: ref.apiVersion, kind: ref.kind, ...(detail !== undefined ? { detail } : {}) }
+}
+
+/** Applied=False/KindNotFound: rendered kinds the API server does not serve, so nothing was applied. */
+export function kindNotFound(kinds: readonly KindRef[]): AppliedReport {
+  const one = kinds.length === 1
+  const list = kinds.map((k) => `${k.kind} ${k.apiVersion}${k.detail !== undefined ? ` (discovery failed: ${k.detail})` : ''}`).join(', ')
+  const what = one
+    ? `${list} is not served by the API server (is its CRD installed?)`
+    : `${list} are not served by the API server (are their CRDs installed?)`
+  return {
+    condition: {
+      type: C.Applied,
+      status: 'False',
+      reason: Reason.KindNotFound,
+      message: `${what}; nothing was applied; applies once ${one ? 'it is' : 'they are'} served`,
+    },
+    event: { type: 'Warning', reason: Reason.KindNotFound, message: `${what}; nothing was applied` },
+  }
+}
+
 /** The gate rejected the render: nothing was applied. */
 export function dryRunFailure(e: ObjectError): AppliedReport {
+  const unserved = unservedKindOf(e.ref, e.error)
+  if (unserved !== undefined) return kindNotFound([unserved])
   if (e.immutable.length > 0) {
     return {
       condition: {

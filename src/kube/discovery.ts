@@ -1,9 +1,11 @@
 // REST mapping: apiVersion + kind -> resource path and scope, from API
 // discovery. Cached per group/version; a miss refetches once so that a CRD
-// installed after start is found.
+// installed after start is found, and a discovery change (a CRD or an
+// APIService added, changed or deleted) drops the group's entries.
 
-import { parseApiVersion } from '../api/identity.ts'
+import { groupOf, parseApiVersion } from '../api/identity.ts'
 import type { KubeClient } from './client.ts'
+import { KubeApiError } from './errors.ts'
 
 export interface ResourceMapping {
   group: string
@@ -18,11 +20,33 @@ interface APIResourceList {
   resources: { name: string; kind: string; namespaced: boolean; verbs: string[] }[]
 }
 
+/** What mapping() says when discovery found the group/version but not the kind. */
+export const KIND_NOT_SERVED = 'kind not served'
+
 export class UnknownKindError extends Error {
+  readonly apiVersion: string
+  readonly kind: string
+  /** Why: KIND_NOT_SERVED, or the discovery request's error. */
+  readonly detail: string
+
   constructor(apiVersion: string, kind: string, detail: string) {
     super(`no resource for ${kind} in ${apiVersion}: ${detail}`)
     this.name = 'UnknownKindError'
+    this.apiVersion = apiVersion
+    this.kind = kind
+    this.detail = detail
   }
+}
+
+/**
+ * Whether a request failed because the API server does not serve the kind:
+ * discovery does not list it, or its path answers 404 without a Status
+ * object (the server's "404 page not found"). A 404 with a Status (reason
+ * NotFound) is about an object or its namespace, not the kind.
+ */
+export function isKindNotServed(e: unknown): boolean {
+  if (e instanceof UnknownKindError) return true
+  return e instanceof KubeApiError && e.code === 404 && e.reason !== 'NotFound'
 }
 
 export class RestMapper {
@@ -67,15 +91,16 @@ export class RestMapper {
     const hit = cached?.byKind.get(kind)
     if (hit) return hit
     // Refetch on a miss, at most once per 2 s per group/version.
-    if (cached && Date.now() - cached.at < 2000) throw new UnknownKindError(apiVersion, kind, 'kind not served')
+    if (cached && Date.now() - cached.at < 2000) throw new UnknownKindError(apiVersion, kind, KIND_NOT_SERVED)
     let byKind: Map<string, ResourceMapping>
     try {
       byKind = await this.load(apiVersion)
     } catch (e) {
-      throw new UnknownKindError(apiVersion, kind, (e as Error).message)
+      // A group/version the server does not serve answers 404: a plain miss, not a failed discovery.
+      throw new UnknownKindError(apiVersion, kind, e instanceof KubeApiError && e.code === 404 ? KIND_NOT_SERVED : (e as Error).message)
     }
     const m = byKind.get(kind)
-    if (!m) throw new UnknownKindError(apiVersion, kind, 'kind not served')
+    if (!m) throw new UnknownKindError(apiVersion, kind, KIND_NOT_SERVED)
     return m
   }
 
@@ -83,6 +108,11 @@ export class RestMapper {
   invalidate(apiVersion?: string): void {
     if (apiVersion) this.cache.delete(apiVersion)
     else this.cache.clear()
+  }
+
+  /** Forgets every cached version of one API group ("" for the core group). */
+  invalidateGroup(group: string): void {
+    for (const apiVersion of [...this.cache.keys()]) if (groupOf(apiVersion) === group) this.cache.delete(apiVersion)
   }
 }
 

@@ -66,6 +66,21 @@ export function isGone(e: unknown): boolean {
   return e instanceof KubeApiError && e.code === 410
 }
 
+// The storage layer's words for a message over its gRPC limit; the API
+// server passes them on as a 500 without a reason of its own.
+const STORAGE_TOO_LARGE = /ResourceExhausted|larger than max|too large/i
+
+/**
+ * Whether a write was refused for its size: 413 (the body over the API
+ * server's limit, or over etcd's), or a 500 that is the storage layer's
+ * ResourceExhausted. Only the message tells the latter from other 500s; the
+ * caller's answer (write less) is safe either way.
+ */
+export function isTooLarge(e: unknown): boolean {
+  if (!(e instanceof KubeApiError)) return false
+  return e.code === 413 || (e.code === 500 && STORAGE_TOO_LARGE.test(e.apiMessage))
+}
+
 // How the API server words a change to a field that may not change: the
 // generic immutability check (Job spec.template, Deployment spec.selector,
 // an immutable ConfigMap's data), Service spec.clusterIPs and ipFamilies,

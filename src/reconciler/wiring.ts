@@ -19,7 +19,7 @@ import { manifestsOf, type RenderFailure } from '../render/render.ts'
 import { jobInstance } from '../render/template-job.ts'
 import { renderTimeoutMessage, templateSubject } from '../render/time-limit.ts'
 import type { ParamValue } from '../render/types.ts'
-import type { DryRunCheck, RenderPipeline, TemplateValidator, RenderOutcome, TemplateCheck } from '../controller/pipeline.ts'
+import type { DryRunCheck, KindRef, RenderPipeline, TemplateValidator, RenderOutcome, TemplateCheck } from '../controller/pipeline.ts'
 import { apiParameterSources } from './sources.ts'
 import {
   checkHelmSource,
@@ -88,6 +88,10 @@ export function createRenderPipeline(client: KubeClient, helm: HelmSupport): Ren
     render: async (template, instance, values) => {
       const rendered = await renderObjects(template, instance, values as Record<string, ParamValue>)
       if (!rendered.ok) return rendered
+      // An object of a kind not served has no known scope: nothing is checked or applied until it is.
+      // Read from the cache the render used, at once: a kind served since would not match how it rendered.
+      const unserved = unservedKinds(mapper, rendered.objects)
+      if (unserved.length > 0) return { ...rendered, unserved }
       // Every kind was looked up while rendering (namespace defaulting), so the scopes are cached.
       const problem = objectScopeProblem(
         template,
@@ -97,6 +101,7 @@ export function createRenderPipeline(client: KubeClient, helm: HelmSupport): Ren
       return problem === undefined ? rendered : { ok: false, reason: Reason.ObjectForbidden, message: problem }
     },
     stamp: (obj, owner, mode, template) => stampOwnership(obj, owner, mode, template),
+    discoveryChanged: (group) => mapper.invalidateGroup(group),
   }
 }
 
@@ -120,6 +125,23 @@ async function dryRunGotemplate(helm: HelmSupport, template: Template): Promise<
   // Scopes stay unknown: a dry run has no instance namespace to default to.
   const r = await renderGotemplate(helm, template, instance, values, { namespaced: () => undefined })
   return r.ok ? { ok: true } : dryRunFailure(r.reason, r.message)
+}
+
+/**
+ * The distinct kinds of `objects` the render found no scope for, in render
+ * order: every kind was looked up while rendering (namespace defaulting), so
+ * one the cache does not hold was not served when the render asked.
+ */
+function unservedKinds(mapper: RestMapper, objects: readonly IdentifiedObject[]): KindRef[] {
+  const out: KindRef[] = []
+  const seen = new Set<string>()
+  for (const { apiVersion, kind } of objects) {
+    const id = `${apiVersion} ${kind}`
+    if (seen.has(id) || mapper.cached(apiVersion, kind) !== undefined) continue
+    seen.add(id)
+    out.push({ apiVersion, kind })
+  }
+  return out
 }
 
 export function createTemplateValidator(helm: HelmSupport): TemplateValidator {

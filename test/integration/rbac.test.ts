@@ -424,7 +424,35 @@ t.test('reconciler service account: its kinds, status, events and Lease, plus ad
       want: 'allowed',
     },
     { what: 'watch deployments (additionalRules)', method: 'GET', path: '/apis/apps/v1/deployments', init: watch, want: 'allowed' },
+    {
+      what: 'watch customresourcedefinitions (a kind installed later)',
+      method: 'GET',
+      path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+      init: watch,
+      want: 'allowed',
+    },
+    {
+      what: 'watch apiservices (a kind installed later)',
+      method: 'GET',
+      path: '/apis/apiregistration.k8s.io/v1/apiservices',
+      init: watch,
+      want: 'allowed',
+    },
     // minimal
+    {
+      what: 'change customresourcedefinitions',
+      method: 'PATCH',
+      path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdManifests()[0]?.metadata.name}`,
+      init: { body: {}, contentType: CONTENT_MERGE, query: { dryRun: 'All' } },
+      want: 'forbidden',
+    },
+    {
+      what: 'delete apiservices',
+      method: 'DELETE',
+      path: '/apis/apiregistration.k8s.io/v1/apiservices/v1.apps',
+      init: dryRun,
+      want: 'forbidden',
+    },
     { what: 'delete namespaces', method: 'DELETE', path: `/api/v1/namespaces/${team}`, init: dryRun, want: 'forbidden' },
     {
       what: 'create namespaces',

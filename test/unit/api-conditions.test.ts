@@ -1,5 +1,6 @@
 import t from 'tap'
 import {
+  boundMessage,
   deriveInstancePhase,
   deriveReadyCondition,
   deriveTemplatePhase,
@@ -17,6 +18,7 @@ import {
   toTimestamp,
 } from '../../src/api/conditions.ts'
 import type { Condition, ConditionStatus } from '../../src/api/meta.ts'
+import { LIMITS } from '../../src/api/schema.ts'
 import { deepFreeze } from '../../src/kube/freeze.ts'
 
 const T0 = new Date('2026-03-01T10:00:00.123Z')
@@ -268,4 +270,17 @@ t.test('removeCondition drops one type and returns the input itself when it has 
   t.strictSame(removeCondition(list, 'SourceAccessible'), [cond('Valid', 'True')])
   t.equal(removeCondition(list, 'DryRunRendered'), list)
   t.strictSame(removeCondition(undefined, 'Valid'), [])
+})
+
+t.test('a condition message over the schema bound is cut, so the status write is not refused for it', async (t) => {
+  const now = new Date('2026-01-01T00:00:00Z')
+  t.equal(boundMessage('short'), 'short')
+  const long = 'é'.repeat(LIMITS.conditionMessage + 10)
+  const cut = boundMessage(long)
+  t.equal(Array.from(cut).length, LIMITS.conditionMessage)
+  t.match(cut, / \.\.\. \(cut: 32778 characters in all\)$/)
+  const [c] = setCondition([], { type: 'Applied', status: 'False', reason: 'ApplyFailed', message: long }, now)
+  t.equal(c?.message, cut, 'setCondition applies it')
+  const exact = 'x'.repeat(LIMITS.conditionMessage)
+  t.equal(boundMessage(exact), exact, 'exactly at the bound is kept')
 })

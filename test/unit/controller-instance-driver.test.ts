@@ -5,7 +5,7 @@
 import t from 'tap'
 import pino from 'pino'
 import type { Template } from '../../src/api/template.ts'
-import type { TemplateInstance } from '../../src/api/templateinstance.ts'
+import type { TemplateInstance, TemplateInstanceStatus } from '../../src/api/templateinstance.ts'
 import { FINALIZER_INSTANCE } from '../../src/api/names.ts'
 import { DEFAULT_COMPONENTS } from '../../src/api/writers.ts'
 import { InstanceReconciler, type InstanceSteps } from '../../src/controller/instance.ts'
@@ -15,6 +15,9 @@ import type { IgnoreCache } from '../../src/drift/ignore-cache.ts'
 import { compileIgnoreFields } from '../../src/fieldpath/compile.ts'
 import type { KubeClient } from '../../src/kube/client.ts'
 import { KubeApiError } from '../../src/kube/errors.ts'
+import { KIND_NOT_SERVED, UnknownKindError } from '../../src/kube/discovery.ts'
+import { kindNotFound } from '../../src/controller/report.ts'
+import { RECHECK_CHANGED_MS, RECHECK_RECENT_MS } from '../../src/controller/kind-waiters.ts'
 import type { ObjectClient } from '../../src/kube/objects.ts'
 
 const template: Template = {
@@ -33,21 +36,36 @@ function instance(status: TemplateInstance['status'] = {}): TemplateInstance {
 interface World {
   readonly calls: string[]
   readonly requests: string[]
+  /** The body of each status write, in order. */
+  readonly statuses: TemplateInstanceStatus[]
   readonly events: string[]
   readonly released: string[]
   reconciler: InstanceReconciler
 }
 
-function world(opts: { steps?: Partial<InstanceSteps>; inst?: TemplateInstance; template?: Template; writeFails?: unknown } = {}): World {
+interface WorldOptions {
+  steps?: Partial<InstanceSteps>
+  inst?: TemplateInstance
+  template?: Template
+  /** Every status write fails with it; a function decides per write (0 is the first). */
+  writeFails?: unknown
+}
+
+function world(opts: WorldOptions = {}): World {
   const calls: string[] = []
   const requests: string[] = []
+  const statuses: TemplateInstanceStatus[] = []
   const events: string[] = []
   const released: string[] = []
   const inst = opts.inst ?? instance()
   const client = {
-    async request(method: string, path: string) {
+    async request(method: string, path: string, init?: { body?: { status?: TemplateInstanceStatus } }) {
       requests.push(`${method} ${path}`)
-      if (opts.writeFails !== undefined && path.endsWith('/status')) throw opts.writeFails
+      if (path.endsWith('/status')) {
+        statuses.push(init?.body?.status ?? {})
+        const fails = typeof opts.writeFails === 'function' ? opts.writeFails(statuses.length - 1) : opts.writeFails
+        if (fails !== undefined) throw fails
+      }
       return { metadata: { resourceVersion: String(6 + requests.length) }, status: {} }
     },
   } as unknown as KubeClient
@@ -87,7 +105,7 @@ function world(opts: { steps?: Partial<InstanceSteps>; inst?: TemplateInstance; 
     Object.assign(steps, { [name]: step(name as keyof InstanceSteps, impl as never) })
   const reconciler = new InstanceReconciler({
     client,
-    objects: {} as ObjectClient,
+    objects: { mapper: { invalidateGroup: (g: string) => calls.push(`mapper.forget ${g}`) } } as unknown as ObjectClient,
     getTemplate: (ns, name) => {
       const t = opts.template === undefined ? template : opts.template
       return t.metadata?.namespace === ns && t.metadata.name === name ? t : undefined
@@ -97,7 +115,11 @@ function world(opts: { steps?: Partial<InstanceSteps>; inst?: TemplateInstance; 
     drift: registry('drift'),
     sources: registry('sources'),
     conflicts: registry('conflicts'),
-    pipeline: { checkTargetNamespace: () => ({ allowed: true }), stamp: (o: unknown) => o } as unknown as RenderPipeline,
+    pipeline: {
+      checkTargetNamespace: () => ({ allowed: true }),
+      stamp: (o: unknown) => o,
+      discoveryChanged: (g: string) => calls.push(`pipeline.forget ${g}`),
+    } as unknown as RenderPipeline,
     ignore: { enforced: () => ({ ignore: compileIgnoreFields([]) }) } as unknown as IgnoreCache,
     events: { normal: (_o, r) => events.push(r), warning: (_o, r) => events.push(r) },
     log: pino({ level: 'silent' }),
@@ -105,7 +127,7 @@ function world(opts: { steps?: Partial<InstanceSteps>; inst?: TemplateInstance; 
     components: DEFAULT_COMPONENTS,
     steps,
   })
-  return { calls, requests, events, released, reconciler }
+  return { calls, requests, statuses, events, released, reconciler }
 }
 
 const names = (calls: readonly string[]): string[] => calls.filter((c) => !c.includes(' '))
@@ -162,7 +184,8 @@ t.test("a status write that fails is the pass's failure, and the pass's Events a
     },
   })
   await t.rejects(w.reconciler.reconcile('team-a', 'app'), conflict)
-  t.same(w.events, ['Created'])
+  t.same(w.events, ['Created', 'ReconcileError'])
+  t.equal(w.statuses.length, 2, 'the failure is written too, best effort')
 })
 
 t.test('the first pass that applied nothing still adds the finalizer, in the same patch as the kinds', async (t) => {
@@ -174,4 +197,127 @@ t.test('the first pass that applied nothing still adds the finalizer, in the sam
     w.requests.map((r) => r.split(' ')[0] + (r.endsWith('/status') ? ' status' : ' object')),
     ['PATCH object', 'PATCH status'],
   )
+})
+
+const widget = { apiVersion: 'w.example.com/v1', kind: 'Widget' }
+const conditionOf = (status: TemplateInstanceStatus | undefined, type: string) => status?.conditions?.find((c) => c.type === type)
+
+t.test(
+  'a render naming a kind not served: Applied=False/KindNotFound, nothing recorded or applied, back when its group changes',
+  async (t) => {
+    const w = world({
+      steps: {
+        renderObjects: async (_deps, _input, _memory, record) => {
+          record.report(kindNotFound([widget]))
+          return { ok: false, unserved: [widget] }
+        },
+      },
+    })
+    t.same(await w.reconciler.reconcile('team-a', 'app'), { requeueAfterMs: 30_000 }, 'the fallback requeue')
+    t.same(names(w.calls), ['resolveTemplate', 'renderObjects'])
+    t.ok(
+      w.calls.includes('mapper.forget w.example.com') && w.calls.includes('pipeline.forget w.example.com'),
+      'the next look asks discovery',
+    )
+    const status = w.statuses.at(-1)
+    t.equal(conditionOf(status, 'Applied')?.reason, 'KindNotFound')
+    t.equal(conditionOf(status, 'Ready')?.reason, 'KindNotFound')
+    t.same(w.events, ['KindNotFound'])
+    t.same(w.reconciler.discoveryChanged('other.example.com'), [], 'another group brings nothing back')
+    t.same(w.reconciler.discoveryChanged('w.example.com'), ['team-a/app'])
+    t.same(w.reconciler.discoveryChanged('w.example.com'), [], 'once')
+  },
+)
+
+t.test('a discovery change while the pass looked, or shortly before it looked again, brings it back soon', async (t) => {
+  let w: World | undefined
+  w = world({
+    steps: {
+      renderObjects: async (_deps, _input, _memory, record) => {
+        w?.reconciler.discoveryChanged('w.example.com')
+        record.report(kindNotFound([widget]))
+        return { ok: false, unserved: [widget] }
+      },
+    },
+  })
+  t.same(await w.reconciler.reconcile('team-a', 'app'), { requeueAfterMs: RECHECK_CHANGED_MS }, 'changed while it looked')
+  const again = w
+  w = undefined
+  t.same(await again.reconciler.reconcile('team-a', 'app'), { requeueAfterMs: RECHECK_RECENT_MS }, 'changed a moment ago')
+})
+
+t.test('a kind the dry-run gate finds not served waits the same way, after the kinds were recorded', async (t) => {
+  const w = world({ steps: { syncObjects: async () => ({ applied: false, unserved: [widget] }) } })
+  t.same(await w.reconciler.reconcile('team-a', 'app'), { requeueAfterMs: 30_000 })
+  t.same(names(w.calls), ['resolveTemplate', 'renderObjects', 'recordKinds', 'syncObjects'])
+  t.same(w.reconciler.discoveryChanged('w.example.com'), ['team-a/app'])
+})
+
+t.test('a kind that goes unserved under a step (its CRD deleted just now) is KindNotFound, not a failed pass', async (t) => {
+  const w = world({
+    steps: {
+      syncObjects: async () => {
+        throw new UnknownKindError(widget.apiVersion, widget.kind, KIND_NOT_SERVED)
+      },
+    },
+  })
+  t.same(await w.reconciler.reconcile('team-a', 'app'), { requeueAfterMs: 30_000 })
+  t.equal(conditionOf(w.statuses.at(-1), 'Applied')?.reason, 'KindNotFound')
+})
+
+t.test('a step that throws: Ready=False/ReconcileError names what the pass was doing, then the pass fails', async (t) => {
+  const boom = new Error('boom')
+  const w = world({
+    steps: {
+      refreshOutputs: async () => {
+        throw boom
+      },
+    },
+  })
+  await t.rejects(w.reconciler.reconcile('team-a', 'app'), boom)
+  const ready = conditionOf(w.statuses.at(-1), 'Ready')
+  t.same(ready && [ready.status, ready.reason, ready.message], [
+    'False',
+    'ReconcileError',
+    'the pass failed while reading outputs: boom; it is retried with backoff',
+  ])
+  t.same(w.events, ['ReconcileError'])
+})
+
+t.test('a status refused as too large is written again without parameter values and outputs, and says so', async (t) => {
+  const tooLarge = new KubeApiError(
+    'PATCH',
+    '/status',
+    500,
+    'InternalError',
+    'rpc error: code = ResourceExhausted desc = trying to send message larger than max (2097322 vs. 2097152)',
+  )
+  const w = world({
+    writeFails: (n: number) => (n === 0 ? tooLarge : undefined),
+    steps: {
+      renderObjects: async (_deps, _input, _memory, record) => {
+        record.set({ type: 'ParametersValid', status: 'True', reason: 'AllParametersResolved', message: '' })
+        record.status.resolvedParameters = [{ name: 'a', value: 'x' }, { name: 'b' }]
+        return { ok: true, objects: [], values: {} }
+      },
+      refreshOutputs: async (_input, _live, record) => {
+        record.status.outputs = { web: { url: 'http://x' } }
+      },
+    },
+  })
+  t.same(await w.reconciler.reconcile('team-a', 'app'), {})
+  t.equal(w.statuses.length, 2)
+  const [first, second] = w.statuses
+  t.same(first?.resolvedParameters, [{ name: 'a', value: 'x' }, { name: 'b' }])
+  t.same(second?.resolvedParameters, [{ name: 'a' }, { name: 'b' }], 'the values are left out')
+  t.equal(second?.outputs, undefined, 'so are the outputs')
+  const params = conditionOf(second, 'ParametersValid')
+  t.equal(params?.reason, 'StatusTooLarge')
+  t.match(params?.message, 'the API server refused the status as too large (500 InternalError: rpc error: code = ResourceExhausted')
+  t.same(
+    second?.conditions?.map((c) => c.type),
+    first?.conditions?.map((c) => c.type),
+    'every condition is written',
+  )
+  t.equal(conditionOf(second, 'TemplateResolved')?.status, 'True')
 })

@@ -1,12 +1,14 @@
 // From a pass's change set to Events and the Applied condition, and how a
-// rejected request is classified (an immutable field or anything else).
+// rejected request is classified (an immutable field, a kind not served, or
+// anything else).
 
 import t from 'tap'
 import type { ObjectRef } from '../../src/api/meta.ts'
 import { Reason } from '../../src/api/conditions.ts'
 import { type ChangeSetEntry, failures, objectError } from '../../src/apply/changeset.ts'
 import { DEFAULT_FIGHT_OPTIONS } from '../../src/apply/fight.ts'
-import { applyFailure, dryRunFailure, eventsFor, ownershipConflict } from '../../src/controller/report.ts'
+import { applyFailure, dryRunFailure, eventsFor, kindNotFound, ownershipConflict, unservedKindOf } from '../../src/controller/report.ts'
+import { KIND_NOT_SERVED, UnknownKindError } from '../../src/kube/discovery.ts'
 import { immutableFields, KubeApiError } from '../../src/kube/errors.ts'
 
 const cm: ObjectRef = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'team-a', name: 'cfg' }
@@ -289,4 +291,70 @@ t.test('one Event per pass names every object created, updated, pruned or let go
     },
     { type: 'Normal', reason: 'Updated', message: 'updated ConfigMap team-a/u' },
   ])
+})
+
+const widget: ObjectRef = { apiVersion: 'acc90.example.com/v1', kind: 'Widget', namespace: 'team-a', name: 'w1' }
+
+t.test('a kind the API server does not serve is KindNotFound, however the request learned it', async (t) => {
+  interface Case {
+    readonly name: string
+    readonly error: unknown
+    readonly want: { apiVersion: string; kind: string; detail?: string } | undefined
+  }
+  const cases: Case[] = [
+    {
+      name: 'a path answered 404 without a Status object ("404 page not found")',
+      error: KubeApiError.fromResponse('PATCH', '/apis/acc90.example.com/v1/namespaces/team-a/widgets/w1', 404, '404 page not found\n'),
+      want: { apiVersion: widget.apiVersion, kind: 'Widget' },
+    },
+    {
+      name: 'discovery does not list the kind',
+      error: new UnknownKindError(widget.apiVersion, 'Widget', KIND_NOT_SERVED),
+      want: { apiVersion: widget.apiVersion, kind: 'Widget' },
+    },
+    {
+      name: 'discovery failed: its error is kept',
+      error: new UnknownKindError(widget.apiVersion, 'Widget', 'GET /apis/acc90.example.com/v1: 503 ServiceUnavailable: down'),
+      want: { apiVersion: widget.apiVersion, kind: 'Widget', detail: 'GET /apis/acc90.example.com/v1: 503 ServiceUnavailable: down' },
+    },
+    {
+      name: 'not a 404 with a Status: the namespace (or object) is missing, the kind is served',
+      error: KubeApiError.fromResponse(
+        'PATCH',
+        '/api/v1/namespaces/gone/configmaps/cfg',
+        404,
+        JSON.stringify({ kind: 'Status', reason: 'NotFound', code: 404, message: 'namespaces "gone" not found' }),
+      ),
+      want: undefined,
+    },
+    { name: 'not another status', error: new KubeApiError('PATCH', '/x', 422, 'Invalid', 'data.a: Invalid value'), want: undefined },
+  ]
+  for (const c of cases) t.same(unservedKindOf(widget, c.error), c.want, c.name)
+})
+
+t.test('KindNotFound names each kind, says nothing was applied and that it applies once served', async (t) => {
+  const one = kindNotFound([{ apiVersion: 'acc90.example.com/v1', kind: 'Widget' }])
+  t.same(one.condition, {
+    type: 'Applied',
+    status: 'False',
+    reason: Reason.KindNotFound,
+    message:
+      'Widget acc90.example.com/v1 is not served by the API server (is its CRD installed?); nothing was applied; applies once it is served',
+  })
+  t.same(one.event, {
+    type: 'Warning',
+    reason: Reason.KindNotFound,
+    message: 'Widget acc90.example.com/v1 is not served by the API server (is its CRD installed?); nothing was applied',
+  })
+  const two = kindNotFound([
+    { apiVersion: 'a.example.com/v1', kind: 'Widget' },
+    { apiVersion: 'b.example.com/v2', kind: 'Gadget', detail: 'GET /apis/b.example.com/v2: 503 ServiceUnavailable: down' },
+  ])
+  t.equal(
+    two.condition.message,
+    'Widget a.example.com/v1, Gadget b.example.com/v2 (discovery failed: GET /apis/b.example.com/v2: 503 ServiceUnavailable: down) ' +
+      'are not served by the API server (are their CRDs installed?); nothing was applied; applies once they are served',
+  )
+  const dryRun = dryRunFailure(objectError(widget, 'dry-run', KubeApiError.fromResponse('PATCH', '/apis/x', 404, '404 page not found')))
+  t.same(dryRun, one, 'a dry-run answered "404 page not found" is the same report')
 })

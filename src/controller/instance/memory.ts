@@ -8,6 +8,7 @@ import type { TemplateInstanceStatus } from '../../api/templateinstance.ts'
 import type { FightState } from '../../apply/fight.ts'
 import type { ObjectMemory } from '../../apply/plan.ts'
 import type { Redact } from '../../render/redact.ts'
+import type { LeftOut } from '../status-bounds.ts'
 
 /** Our writes to the instance that the cache may not show yet (record.ts). */
 export interface RecordMemory {
@@ -39,6 +40,8 @@ export interface RenderMemo {
   readonly resolved: NonNullable<TemplateInstanceStatus['resolvedParameters']>
   readonly sources: SourceRef[]
   readonly withheld: readonly string[]
+  /** Exposed values too large for the status (../status-bounds.ts). */
+  readonly leftOut: readonly LeftOut[]
   /** Built from the values read from Secrets. */
   readonly redact: Redact
 }

@@ -38,7 +38,8 @@ import type { CompiledIgnore } from '../../fieldpath/compile.ts'
 import type { ObjectClient } from '../../kube/objects.ts'
 import type { LiveObjects } from '../live.ts'
 import type { WatchRegistry } from '../registry.ts'
-import { applyFailure, dryRunFailure, ownershipConflict } from '../report.ts'
+import type { KindRef } from '../pipeline.ts'
+import { applyFailure, dryRunFailure, ownershipConflict, unservedKindOf } from '../report.ts'
 import { type InstanceMemory, remembered } from './memory.ts'
 import type { InstanceRecord } from './record.ts'
 import type { ReconcileResult } from './types.ts'
@@ -72,7 +73,7 @@ export interface ObjectsInput {
 /** What the objects step did: applied and pruned (clean: nothing left undone), or stopped, and when to come back. */
 export type ObjectsOutcome =
   | { readonly applied: true; readonly clean: boolean }
-  | { readonly applied: false; readonly result?: ReconcileResult }
+  | { readonly applied: false; readonly result?: ReconcileResult; readonly unserved?: readonly KindRef[] }
 
 /** One pass over the rendered objects: look, gate, settle, apply, prune. */
 export async function syncObjects(
@@ -99,7 +100,7 @@ export async function syncObjects(
   }
   const first = await firstLooks(desired, deps.live, memory, look)
   const gated = await gate(first, input, deps, record, look)
-  if (!gated.passed) return { applied: false }
+  if (!gated.passed) return gated.unserved ? { applied: false, unserved: gated.unserved } : { applied: false }
   const failedKeys = await applyChanges(gated, deps, memory, record, ctx)
   const applyFailed = applyFailure(failures(record.changes, 'apply'))
   if (applyFailed) {
@@ -143,7 +144,8 @@ async function firstLooks(
 }
 
 type Gated =
-  | { readonly passed: false }
+  /** `unserved`: the dry-run found a kind the API server does not serve (Applied=False/KindNotFound). */
+  | { readonly passed: false; readonly unserved?: readonly KindRef[] }
   | {
       readonly passed: true
       readonly checks: readonly Check[]
@@ -201,7 +203,8 @@ async function gate(
       }
       record.changes.push({ action: 'failed', ref: result.failed.ref, error: result.failed })
       record.report(dryRunFailure(result.failed))
-      return { passed: false }
+      const unserved = unservedKindOf(result.failed.ref, result.failed.error)
+      return unserved ? { passed: false, unserved: [unserved] } : { passed: false }
     }
     for (const c of found) {
       unconfirmed.delete(c.desired.key)

@@ -1,7 +1,8 @@
 // The outputs step: the Template's outputs into status.outputs and the
 // OutputsResolved condition, in every mode (a frozen instance reads recorded
 // parameters only). Outputs read rendered objects only, never a Secret's
-// content, and what they extract is redacted of values read from Secrets.
+// content, and what they extract is redacted of values read from Secrets and
+// kept within the status bounds (../status-bounds.ts).
 
 import { InstanceConditionType as C, Reason } from '../../api/conditions.ts'
 import { objectKey } from '../../api/identity.ts'
@@ -9,6 +10,7 @@ import type { Template } from '../../api/template.ts'
 import type { TemplateInstance } from '../../api/templateinstance.ts'
 import { extractOutputs, outputSourceRefs } from '../../outputs/extract.ts'
 import { redactValue, withoutSecretData } from '../../render/redact.ts'
+import { boundOutputs, leftOutText, OUTPUT_BOUNDS } from '../status-bounds.ts'
 import type { LiveObjects } from '../live.ts'
 import type { InstanceRecord } from './record.ts'
 
@@ -54,7 +56,20 @@ export async function refreshOutputs(input: OutputsInput, live: LiveObjects, rec
     found.set(keyOf(r), withoutSecretData(obj))
   }
   const out = extractOutputs({ ...base, live: (r) => found.get(keyOf(r)) })
-  if (Object.keys(out.values).length > 0) status.outputs = redactValue(out.values, record.redact)
+  const bounded = boundOutputs(redactValue(out.values, record.redact))
+  if (Object.keys(bounded.outputs).length > 0) status.outputs = bounded.outputs
   else delete status.outputs
-  record.set({ type: C.OutputsResolved, status: out.condition.status, reason: out.condition.reason, message: out.condition.message })
+  const { condition } = out
+  if (bounded.leftOut.length === 0) {
+    record.set({ type: C.OutputsResolved, status: condition.status, reason: condition.reason, message: condition.message })
+    return
+  }
+  // A problem of the extraction keeps its reason; the values left out for their size are added to it.
+  const tooLarge = `left out of status.outputs, too large for the status: ${leftOutText(bounded.leftOut, OUTPUT_BOUNDS)}`
+  record.set({
+    type: C.OutputsResolved,
+    status: 'False',
+    reason: condition.status === 'False' ? condition.reason : Reason.OutputValueTooLarge,
+    message: condition.status === 'False' && condition.message ? `${condition.message}; ${tooLarge}` : tooLarge,
+  })
 }

@@ -3,11 +3,13 @@
 // it; it makes the writes: the patch that records the tracked kinds with our
 // finalizer (before the first apply, so that cleanup always finds what we
 // create), the migration of an older release's trackedGVKs, the single status
-// write at the end (flush), the check that the CRD kept trackedKinds, and the
-// removal of our finalizer at the end of a cleanup. It remembers its own writes
-// while the cache has not delivered them (memory.ts RecordMemory), so that the
-// next pass does not write the same again. Nothing else writes the instance
-// (`npm run lint` checks it).
+// write at the end (flush, or flushFailure when the pass threw), the check that
+// the CRD kept trackedKinds, and the removal of our finalizer at the end of a
+// cleanup. A status the API server refuses as too large is written again
+// without parameter values and outputs, so that the conditions get through.
+// It remembers its own writes while the cache has not delivered them
+// (memory.ts RecordMemory), so that the next pass does not write the same
+// again. Nothing else writes the instance (`npm run lint` checks it).
 
 import { isDeepStrictEqual } from 'node:util'
 import type { Logger } from 'pino'
@@ -15,6 +17,9 @@ import {
   type ConditionUpdate,
   deriveInstancePhase,
   deriveReadyCondition,
+  findCondition,
+  InstanceConditionType as C,
+  Reason,
   setCondition,
   type TemplateForReady,
 } from '../../api/conditions.ts'
@@ -32,7 +37,7 @@ import type { ChangeSet } from '../../apply/changeset.ts'
 import type { FightOptions } from '../../apply/fight.ts'
 import { escapeToken } from '../../fieldpath/pointer.ts'
 import { CONTENT_JSON_PATCH, type KubeClient } from '../../kube/client.ts'
-import { isNotFound } from '../../kube/errors.ts'
+import { errorWithStatus, isNotFound, isTooLarge } from '../../kube/errors.ts'
 import { addFinalizerOps, type JsonPatchOp, removeFinalizerOps, testResourceVersion } from '../../kube/finalizers.ts'
 import { NO_REDACTION, type Redact } from '../../render/redact.ts'
 import { type EventNote, eventsFor } from '../report.ts'
@@ -76,6 +81,8 @@ export class InstanceRecord {
   requeueAfterMs: number | undefined
   /** Takes the values read from Secrets out of every text the pass sends out (src/render/redact.ts). */
   redact: Redact = NO_REDACTION
+  /** What the pass is doing, in words ("rendering"), for the condition of a pass that fails (flushFailure). */
+  stage = 'starting'
   /** Every kind the instance is known to have rendered: status, then our annotation. */
   readonly knownKinds: readonly string[]
   private readonly deps: RecordDeps
@@ -211,9 +218,55 @@ export class InstanceRecord {
     if (gen !== undefined && status.phase === 'Ready') status.observedGeneration = gen
     this.emitEvents()
     const sendsKinds = status.trackedKinds !== undefined && !isDeepStrictEqual(status.trackedKinds, this.prev.trackedKinds ?? [])
-    const stored = await this.writeStatus(this.prev, status)
+    this.stage = 'writing the status'
+    const stored = await this.writeWithinLimit(status)
     if (stored && sendsKinds) await this.checkTrackedKindsStored(stored.status, status)
     return result ?? (this.requeueAfterMs !== undefined ? { requeueAfterMs: this.requeueAfterMs } : {})
+  }
+
+  /**
+   * The end of a pass that threw: Ready=False/ReconcileError naming what the
+   * pass was doing and the error, written with whatever else the pass had
+   * set, and a Warning Event. The caller rethrows the pass's error (the work
+   * queue retries it with backoff) whether or not this write succeeds.
+   */
+  async flushFailure(error: unknown): Promise<void> {
+    const message = `the pass failed while ${this.stage}: ${errorWithStatus(error)}; it is retried with backoff`
+    this.set({ type: C.Ready, status: 'False', reason: Reason.ReconcileError, message })
+    this.notes.push({ type: 'Warning', reason: Reason.ReconcileError, message })
+    this.status.conditions = [...this.conditions]
+    this.status.phase = deriveInstancePhase(this.conditions)
+    await this.writeWithinLimit(this.status)
+  }
+
+  /**
+   * The status write that ends a pass. Refused as too large (an instance
+   * whose spec is near the API server's limit), it is made again without the
+   * values in resolvedParameters and without outputs, and ParametersValid
+   * says so: the conditions must reach the instance.
+   */
+  private async writeWithinLimit(status: TemplateInstanceStatus): Promise<Versioned | undefined> {
+    try {
+      return await this.writeStatus(this.prev, status)
+    } catch (e) {
+      if (!isTooLarge(e)) throw e
+      const refused = errorWithStatus(e)
+      this.deps.log.warn(
+        { instance: this.path(), err: this.redact(refused) },
+        'status refused as too large; writing it without parameter values and outputs',
+      )
+      if (status.resolvedParameters) status.resolvedParameters = status.resolvedParameters.map(({ value: _, ...entry }) => entry)
+      delete status.outputs
+      if (findCondition(this.conditions, C.ParametersValid)?.status === 'True')
+        this.set({
+          type: C.ParametersValid,
+          status: 'True',
+          reason: Reason.StatusTooLarge,
+          message: `the API server refused the status as too large (${refused}); it is written without the values in status.resolvedParameters and without status.outputs`,
+        })
+      status.conditions = [...this.conditions]
+      return this.writeStatus(this.prev, status)
+    }
   }
 
   /** Records the pass's Events, once (also when the pass failed half-way). */

@@ -4,7 +4,10 @@
 // parameter sources again; a render that ran into the time limit is
 // remembered on the same key and not run again. Sets ParametersValid and
 // Rendered, the redactor of the values read from Secrets, and
-// status.resolvedParameters and resolvedTemplateRef.
+// status.resolvedParameters (exposed values within the status bounds:
+// ../status-bounds.ts) and resolvedTemplateRef. A render naming a kind the API
+// server does not serve ends the pass here (Applied=False/KindNotFound), and
+// is not memoized: the next pass asks again.
 
 import { createHash } from 'node:crypto'
 import { type ConditionUpdate, InstanceConditionType as C, Reason } from '../../api/conditions.ts'
@@ -14,7 +17,9 @@ import type { SyncMode } from '../../api/names.ts'
 import type { Template } from '../../api/template.ts'
 import type { TemplateInstance } from '../../api/templateinstance.ts'
 import { redactor } from '../../render/redact.ts'
-import type { RenderPipeline } from '../pipeline.ts'
+import type { KindRef, RenderPipeline } from '../pipeline.ts'
+import { kindNotFound } from '../report.ts'
+import { boundParameters, type LeftOut, leftOutText, PARAMETER_BOUNDS } from '../status-bounds.ts'
 import type { WatchRegistry } from '../registry.ts'
 import type { InstanceMemory } from './memory.ts'
 import type { InstanceRecord } from './record.ts'
@@ -28,7 +33,7 @@ export interface RenderStepDeps {
 
 export type Rendered =
   | { readonly ok: true; readonly objects: readonly IdentifiedObject[]; readonly values: Record<string, unknown> }
-  | { readonly ok: false; readonly result?: ReconcileResult }
+  | { readonly ok: false; readonly result?: ReconcileResult; readonly unserved?: readonly KindRef[] }
 
 function hashOf(v: unknown): string {
   return createHash('sha256').update(JSON.stringify(v)).digest('base64url')
@@ -57,7 +62,8 @@ export async function renderObjects(
       record.set({ type: C.ParametersValid, status: 'False', reason: params.reason, message: params.message })
       return { ok: false }
     }
-    record.status.resolvedParameters = params.resolved
+    const bounded = boundParameters(params.resolved)
+    record.status.resolvedParameters = bounded.resolved
     record.redact = redactor(params.secretValues)
     const timedOut = memory.renderTimeout?.key === memoKey ? memory.renderTimeout : undefined
     const rendered =
@@ -65,9 +71,15 @@ export async function renderObjects(
     if (!rendered.ok) {
       if (rendered.reason === Reason.RenderTimeout)
         memory.renderTimeout = { key: memoKey, reason: rendered.reason, message: rendered.message }
-      record.set(parametersResolved(params.withheld))
+      record.set(parametersResolved(params.withheld, bounded.leftOut))
       record.set({ type: C.Rendered, status: 'False', reason: rendered.reason, message: rendered.message })
       return rendered.retryAfterMs === undefined ? { ok: false } : { ok: false, result: { requeueAfterMs: rendered.retryAfterMs } }
+    }
+    if (rendered.unserved !== undefined && rendered.unserved.length > 0) {
+      record.set(parametersResolved(params.withheld, bounded.leftOut))
+      record.set(renderedCondition(rendered.objects.length))
+      record.report(kindNotFound(rendered.unserved))
+      return { ok: false, unserved: rendered.unserved }
     }
     // A copy that owns its strings: a value the YAML parser cut out of the
     // rendered text is a slice that keeps the whole text alive for as long
@@ -76,9 +88,10 @@ export async function renderObjects(
       key: memoKey,
       objects: structuredClone(rendered.objects),
       values: params.values,
-      resolved: params.resolved,
+      resolved: bounded.resolved,
       sources: params.sources,
       withheld: params.withheld,
+      leftOut: bounded.leftOut,
       redact: record.redact,
     }
     memory.renderMemo = memo
@@ -86,8 +99,8 @@ export async function renderObjects(
   }
   record.status.resolvedParameters = memo.resolved
   record.redact = memo.redact
-  record.set(parametersResolved(memo.withheld))
-  record.set({ type: C.Rendered, status: 'True', reason: Reason.Success, message: `${memo.objects.length} object(s) rendered` })
+  record.set(parametersResolved(memo.withheld, memo.leftOut))
+  record.set(renderedCondition(memo.objects.length))
   const ref = inst.spec.templateRef
   record.status.resolvedTemplateRef = {
     name: ref.name,
@@ -97,16 +110,33 @@ export async function renderObjects(
   return { ok: true, objects: memo.objects, values: memo.values }
 }
 
-/** ParametersValid after every value resolved; names what exposeInStatus could not record because it came from a Secret. */
-function parametersResolved(withheld: readonly string[]): ConditionUpdate {
-  if (withheld.length === 0) return { type: C.ParametersValid, status: 'True', reason: Reason.AllParametersResolved, message: '' }
+function renderedCondition(objects: number): ConditionUpdate {
+  return { type: C.Rendered, status: 'True', reason: Reason.Success, message: `${objects} object(s) rendered` }
+}
+
+/**
+ * ParametersValid after every value resolved; names what exposeInStatus could
+ * not record: values too large for the status, values read from Secrets.
+ */
+export function parametersResolved(withheld: readonly string[], leftOut: readonly LeftOut[]): ConditionUpdate {
+  if (withheld.length === 0 && leftOut.length === 0)
+    return { type: C.ParametersValid, status: 'True', reason: Reason.AllParametersResolved, message: '' }
+  const parts: string[] = []
+  if (leftOut.length > 0)
+    parts.push(
+      `not recorded in status.resolvedParameters despite exposeInStatus, too large for the status: ${leftOutText(leftOut, PARAMETER_BOUNDS)}; ` +
+        'the values are used in the render all the same',
+    )
+  if (withheld.length > 0)
+    parts.push(
+      `not recorded in status.resolvedParameters despite exposeInStatus: ${withheld.map((n) => JSON.stringify(n)).join(', ')}; ` +
+        'values read from Secrets are never written to status',
+    )
   return {
     type: C.ParametersValid,
     status: 'True',
-    reason: Reason.SecretNotExposed,
-    message:
-      `not recorded in status.resolvedParameters despite exposeInStatus: ${withheld.map((n) => JSON.stringify(n)).join(', ')}; ` +
-      'values read from Secrets are never written to status',
+    reason: leftOut.length > 0 ? Reason.ExposedValueTooLarge : Reason.SecretNotExposed,
+    message: parts.join('. '),
   }
 }
 

@@ -36,6 +36,8 @@ export interface InstanceReconcilerOptions {
   /** A wait ends once no one has written the object for this long (the other writer stopped). */
   correctionQuietMs: number
   templateNotFoundRequeueMs: number
+  /** A render naming a kind the API server does not serve is looked at again after this long, also without a discovery event. */
+  kindNotFoundRequeueMs: number
 }
 
 export const DEFAULT_INSTANCE_OPTIONS: InstanceReconcilerOptions = {
@@ -45,6 +47,7 @@ export const DEFAULT_INSTANCE_OPTIONS: InstanceReconcilerOptions = {
   correctionBackoffMaxMs: DEFAULT_FIGHT_OPTIONS.backoffMaxMs,
   correctionQuietMs: DEFAULT_FIGHT_OPTIONS.quietMs,
   templateNotFoundRequeueMs: 30_000,
+  kindNotFoundRequeueMs: 30_000,
 }
 
 export interface InstanceDeps {
