@@ -8,6 +8,7 @@ import { HelmRenderError, type HelmRenderInput, renderChart, DEFAULT_RENDER_LIMI
 import { ParseCache, runTemplateJob } from '../render/template-job.ts'
 import { chartTimedOut } from '../render/time-limit.ts'
 import { type ChartOutcome, type RenderReply, type RenderRequest, touchLru, type WorkerReady } from './render-pool.ts'
+import { lowerThreadPriority } from './thread-priority.ts'
 
 // Structured cloning turns each Buffer into a plain Uint8Array; the engine reads files as Buffers.
 const buf = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength)
@@ -62,6 +63,8 @@ function answer(req: RenderRequest): RenderReply['outcome'] {
 
 const port = parentPort
 if (port === null) throw new Error('render-worker.ts runs as a worker thread of render-pool.ts')
+// A slow render yields the CPU to the reconciler's own thread.
+lowerThreadPriority()
 port.on('message', (req: RenderRequest) => {
   port.postMessage({ id: req.id, outcome: answer(req) } satisfies RenderReply)
 })

@@ -227,15 +227,16 @@ t.test('a chart whose template loops forever is stopped at the time limit while 
     `the other instance was reconciled (${otherDone} ms) while the looping chart was still rendering`,
   )
 
-  const inst = await waitForCondition(admin, s.team, 'loop', 'Rendered', 'False', 'TemplateExecutionFailed', 30_000)
+  // Stopped at the limit: RenderTimeout, naming the Template, the chart, the limit and where the render was.
+  const inst = await waitForCondition(admin, s.team, 'loop', 'Rendered', 'False', 'RenderTimeout', 30_000)
   t.match(
     message(inst, 'Rendered'),
     new RegExp(
-      `^chart demo 0\\.1\\.0 from ${url.replaceAll('.', '\\.')}: template: demo/templates/loop\\.yaml:5:\\d+: .*exceeded its time limit`,
+      `^Template ${s.platform}/loop: chart demo 0\\.1\\.0 from ${url.replaceAll('.', '\\.')} did not render within the time limit of 3 s \\(reconciler --render-timeout-seconds\\) and was stopped: template: demo/templates/loop\\.yaml:5:\\d+: .*exceeded its time limit`,
     ),
   )
   t.ok(Date.now() - started >= RENDER_TIME_LIMIT_MS, 'it ran until the time limit')
-  const tpl = await waitForTemplateCondition(admin, s.platform, 'loop', 'DryRunRendered', 'False', 'RenderFailed', 30_000)
+  const tpl = await waitForTemplateCondition(admin, s.platform, 'loop', 'DryRunRendered', 'False', 'RenderTimeout', 30_000)
   t.match(message(tpl, 'DryRunRendered'), /demo\/templates\/loop\.yaml:5:\d+: .*exceeded its time limit/)
   await admin.request('PATCH', templatePath(s.platform, 'plain'), {
     body: { spec: { gotemplate: configMapTemplate('plain', { color: 'green' }) } },
