@@ -272,7 +272,8 @@ async function stopAll(s: {
   if (s.cp !== undefined) {
     const pids = { ...s.cp.pids }
     await s.cp.stop().catch((e: unknown) => s.out(`control plane stop failed: ${(e as Error).message}`))
-    for (const name of ['kube-controller-manager', 'kube-apiserver', 'etcd']) {
+    // In the order the control plane stops them: the components, then the API server and etcd.
+    for (const name of [...controlPlaneBinaries()].reverse()) {
       const pid = pids[name]
       if (pid === undefined) continue
       if (isAlive(pid)) {

@@ -98,7 +98,15 @@ t.test('Ctrl-C stops everything with one line per process and exit code 0, leavi
   }
   const started = descendants(pid)
   const names = [...started.values()]
-  for (const what of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'template-sync.js webhook', 'template-sync.js reconciler'])
+  for (const what of [
+    'etcd',
+    'kube-apiserver',
+    'kube-controller-manager',
+    'kube-scheduler',
+    'kwok',
+    'template-sync.js webhook',
+    'template-sync.js reconciler',
+  ])
     t.ok(
       names.some((n) => n.includes(what)),
       `${what} runs under local`,
@@ -121,7 +129,7 @@ t.test('Ctrl-C stops everything with one line per process and exit code 0, leavi
   )
   t.strictSame(
     tail.slice(3),
-    ['kube-controller-manager', 'kube-apiserver', 'etcd'].map((n) => `stopped ${n} (pid ${pidOf(`bin/${n}`)})`),
+    ['kwok', 'kube-scheduler', 'kube-controller-manager', 'kube-apiserver', 'etcd'].map((n) => `stopped ${n} (pid ${pidOf(`bin/${n}`)})`),
     'then one line for each control-plane process, and nothing else',
   )
   const survivors = async (): Promise<number[]> => {
