@@ -480,7 +480,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
 
   const stopAll = async (keepWorkDir = false): Promise<void> => {
     samplePeaks()
-    for (const name of [...COMPONENTS].reverse().concat(['kube-apiserver', 'etcd'])) await stopOne(name)
+    for (const name of [...controlPlaneBinaries()].reverse()) await stopOne(name)
     rmSync(recordFile, { force: true })
     if (!keepWorkDir) rmSync(workDir, { recursive: true, force: true })
   }
@@ -666,7 +666,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     }
   } catch (err) {
     await stopAll(true)
-    const logs = ['etcd', 'kube-apiserver', ...COMPONENTS]
+    const logs = controlPlaneBinaries()
       .map((n) => `--- ${n}.log (tail) ---\n${tail(join(workDir, `${n}.log`), 30)}`)
       .join('\n')
     rmSync(workDir, { recursive: true, force: true })
