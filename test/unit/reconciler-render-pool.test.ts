@@ -240,7 +240,8 @@ const templateWorker = workerFile(
     "parentPort.on('message', (m) => {",
     '  const reply = () => parentPort.postMessage({ id: m.id, outcome: { ok: true, documents: [{ document: 1, line: 1, value: m.job.name }] } })',
     "  if (m.job.name === 'hang') for (;;) {}",
-    "  if (m.job.name === 'slow') setTimeout(reply, 1500)",
+    // Longer than a new worker takes to load on a loaded machine, so that only the pool's choice decides the order.
+    "  if (m.job.name === 'slow') setTimeout(reply, 5000)",
     '  else reply()',
     '})',
     '',
@@ -267,7 +268,7 @@ t.test('a slow render holds up only itself: the next one gets another worker, up
     t.teardown(() => pool.close())
     const done: string[] = []
     const run = (name: string) => pool.runTemplate(named(name)).then(() => done.push(name))
-    // Both workers are loaded first: loading is not rendering.
+    // A worker is loaded first: loading is not rendering. The second one starts when the slow render turns slow.
     await Promise.all([run('warm-1'), run('warm-2')])
     done.length = 0
     const slow = run('slow')
