@@ -11,6 +11,7 @@ import { LABEL_INSTANCE_UID } from '../api/names.ts'
 import { parseTrackedKind, trackedKind } from '../api/templateinstance-kinds.ts'
 import { errorMessage } from '../kube/errors.ts'
 import type { ObjectClient } from '../kube/objects.ts'
+import { resourceVersionBefore } from '../kube/reflector.ts'
 import type { WatchRegistry } from './registry.ts'
 
 export interface LiveObjectsDeps {
@@ -35,8 +36,9 @@ export class LiveObjects {
    * labels. The reconcile's dry-run tells which (diff.ts foundExisting) and
    * reads it only then, so that a new object costs no GET. `applied`, the
    * result of our own last apply of it, stands in for it while that cache has
-   * not delivered the apply's resourceVersion yet: the watch lags behind the
-   * write, and its event for the object is still to come.
+   * not delivered the apply's resourceVersion yet (it lacks the object, or
+   * holds an older copy): the watch lags behind the write, and its event for
+   * the object is still to come.
    */
   async lookup(obj: IdentifiedObject, applied?: IdentifiedObject): Promise<{ live: IdentifiedObject | undefined; unconfirmed: boolean }> {
     const { apiVersion, kind } = obj
@@ -54,8 +56,14 @@ export class LiveObjects {
     const watch = this.deps.drift.get(g)
     const cacheSynced = watch !== undefined && this.deps.drift.state(g).synced
     if (cacheSynced) {
-      const cached = watch.get(obj.metadata.namespace, obj.metadata.name)
-      if (cached) return { live: { ...(cached as IdentifiedObject), apiVersion, kind }, unconfirmed: false }
+      const cached = watch.get(obj.metadata.namespace, obj.metadata.name) as IdentifiedObject | undefined
+      if (cached) {
+        // A copy older than our apply: the cache listed or watched the object
+        // before that write and its event is still to come (a pass that the
+        // cache's first sync brought on sees this). What we wrote is live.
+        const behind = applied && resourceVersionBefore(cached.metadata.resourceVersion, applied.metadata.resourceVersion)
+        return { live: behind ? applied : { ...cached, apiVersion, kind }, unconfirmed: false }
+      }
     }
     if (cacheSynced) {
       return applied && watch.isBehind(applied.metadata.resourceVersion)

@@ -1,6 +1,6 @@
 // LiveObjects.lookup on a synced drift cache: the cached object when it holds
-// one; our own last apply while the cache has not delivered that apply's
-// resourceVersion yet; otherwise "unconfirmed" (absent or not ours), which the
+// one at or after our last apply; our own last apply while the cache has not
+// delivered that apply's resourceVersion yet (no copy, or an older one); otherwise "unconfirmed" (absent or not ours), which the
 // reconcile's dry-run settles. No request in any of these cases.
 
 import t from 'tap'
@@ -49,6 +49,18 @@ t.test('the cached object wins over our last apply', async (t) => {
   t.equal(seen.live?.metadata.resourceVersion, '20')
   t.equal(seen.unconfirmed, false)
   t.same(requests, [])
+})
+
+t.test('a cached copy older than our last apply gives way to it', async (t) => {
+  // The cache listed the object before our write landed; its event is still to come.
+  const { live, requests } = await liveWith([cm('a', '9')], '11')
+  const applied = cm('a', '12')
+  const seen = await live.lookup(cm('a', ''), applied)
+  t.equal(seen.live, applied, 'what we applied is what is live')
+  t.equal(seen.unconfirmed, false)
+  t.same(requests, [])
+  const cached = await live.lookup(cm('a', ''))
+  t.equal(cached.live?.metadata.resourceVersion, '9', 'without a last apply the cached copy is all there is')
 })
 
 t.test('our apply the cache is behind on stands in for the object', async (t) => {
