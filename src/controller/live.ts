@@ -64,8 +64,6 @@ export class LiveObjects {
         const behind = applied && resourceVersionBefore(cached.metadata.resourceVersion, applied.metadata.resourceVersion)
         return { live: behind ? applied : { ...cached, apiVersion, kind }, unconfirmed: false }
       }
-    }
-    if (cacheSynced) {
       return applied && watch.isBehind(applied.metadata.resourceVersion)
         ? { live: applied, unconfirmed: false }
         : { live: undefined, unconfirmed: true }
