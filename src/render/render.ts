@@ -80,7 +80,6 @@ export function compileBody(name: string, text: string): ParsedTemplate {
 
 /** Executes the template over the instance context and decodes the output as a YAML stream. */
 export function renderDocuments(input: DocumentsInput): DocumentsResult {
-  const fail = (message: string): RenderFailure => ({ ok: false, reason: 'TemplateExecutionFailed', message })
   let text: string
   try {
     const limits = input.deadline === undefined ? {} : { limits: { deadline: input.deadline } }
@@ -105,7 +104,7 @@ export function manifestsOf(documents: readonly YamlDocument[], instanceNamespac
     const unknownKinds = [...new Set(objects.filter((o) => o.namespaced === undefined).map((o) => o.gvk))]
     return { ok: true, objects, unknownKinds }
   } catch (err) {
-    if (err instanceof ManifestError) return { ok: false, reason: 'TemplateExecutionFailed', message: err.message }
+    if (err instanceof ManifestError) return fail(err.message)
     throw err
   }
 }
@@ -114,17 +113,13 @@ export function manifestsOf(documents: readonly YamlDocument[], instanceNamespac
 export function renderInstance(input: RenderInput): RenderResult {
   const { template, instance } = input
   if (template.spec.gotemplate === undefined) {
-    return {
-      ok: false,
-      reason: 'TemplateExecutionFailed',
-      message: `Template ${templateRef(template)} has no spec.gotemplate; only gotemplate Templates are rendered`,
-    }
+    return fail(`Template ${templateRef(template)} has no spec.gotemplate; only gotemplate Templates are rendered`)
   }
   let compiled: ParsedTemplate
   try {
     compiled = input.compiled ?? compileTemplate(template)
   } catch (err) {
-    if (err instanceof ParseError) return { ok: false, reason: 'TemplateExecutionFailed', message: err.message }
+    if (err instanceof ParseError) return fail(err.message)
     throw err
   }
   const docs = renderDocuments({
@@ -135,6 +130,10 @@ export function renderInstance(input: RenderInput): RenderResult {
   })
   if (!docs.ok) return docs
   return manifestsOf(docs.documents, instance.metadata?.namespace ?? '', input.isNamespaced)
+}
+
+function fail(message: string): RenderFailure {
+  return { ok: false, reason: 'TemplateExecutionFailed', message }
 }
 
 function templateRef(template: Pick<Template, 'metadata'>): string {
