@@ -78,21 +78,30 @@ export function compileBody(name: string, text: string): ParsedTemplate {
   return parse(name, text, sprigFuncs)
 }
 
-/** Executes the template over the instance context and decodes the output as a YAML stream. */
-export function renderDocuments(input: DocumentsInput): DocumentsResult {
-  let text: string
+/**
+ * Executes a parsed body over the instance context, stopped at the deadline
+ * (RenderTimeout): its text, or why there is none. Both spec.gotemplate and
+ * valuesTemplate run through here.
+ */
+export function executeBody(input: DocumentsInput): { readonly ok: true; readonly text: string } | RenderFailure {
   try {
     const limits = input.deadline === undefined ? {} : { limits: { deadline: input.deadline } }
-    text = execute(input.compiled, buildRenderContext(input.instance, input.values), limits)
+    return { ok: true, text: execute(input.compiled, buildRenderContext(input.instance, input.values), limits) }
   } catch (err) {
     if (isTimeLimit(err)) return { ok: false, reason: 'RenderTimeout', message: err.message }
-    if (err instanceof ExecError) return fail(err.message)
+    if (err instanceof ExecError) return executionFailed(err.message)
     throw err
   }
+}
+
+/** Executes the template over the instance context and decodes the output as a YAML stream. */
+export function renderDocuments(input: DocumentsInput): DocumentsResult {
+  const out = executeBody(input)
+  if (!out.ok) return out
   try {
-    return { ok: true, documents: parseYamlStream(text) }
+    return { ok: true, documents: parseYamlStream(out.text) }
   } catch (err) {
-    if (err instanceof YamlDocumentError) return fail(err.message)
+    if (err instanceof YamlDocumentError) return executionFailed(err.message)
     throw err
   }
 }
@@ -104,7 +113,7 @@ export function manifestsOf(documents: readonly YamlDocument[], instanceNamespac
     const unknownKinds = [...new Set(objects.filter((o) => o.namespaced === undefined).map((o) => o.gvk))]
     return { ok: true, objects, unknownKinds }
   } catch (err) {
-    if (err instanceof ManifestError) return fail(err.message)
+    if (err instanceof ManifestError) return executionFailed(err.message)
     throw err
   }
 }
@@ -113,13 +122,13 @@ export function manifestsOf(documents: readonly YamlDocument[], instanceNamespac
 export function renderInstance(input: RenderInput): RenderResult {
   const { template, instance } = input
   if (template.spec.gotemplate === undefined) {
-    return fail(`Template ${templateRef(template)} has no spec.gotemplate; only gotemplate Templates are rendered`)
+    return executionFailed(`Template ${templateRef(template)} has no spec.gotemplate; only gotemplate Templates are rendered`)
   }
   let compiled: ParsedTemplate
   try {
     compiled = input.compiled ?? compileTemplate(template)
   } catch (err) {
-    if (err instanceof ParseError) return fail(err.message)
+    if (err instanceof ParseError) return executionFailed(err.message)
     throw err
   }
   const docs = renderDocuments({
@@ -132,7 +141,8 @@ export function renderInstance(input: RenderInput): RenderResult {
   return manifestsOf(docs.documents, instance.metadata?.namespace ?? '', input.isNamespaced)
 }
 
-function fail(message: string): RenderFailure {
+/** A render that failed for what the template says (Rendered=False/TemplateExecutionFailed). */
+export function executionFailed(message: string): RenderFailure {
   return { ok: false, reason: 'TemplateExecutionFailed', message }
 }
 

@@ -8,7 +8,7 @@
 import type { ObjectMeta } from '../api/meta.ts'
 import type { YamlDocument } from '../encoding/yaml.ts'
 import { ParseError, type ParsedTemplate } from '../gotemplate/index.ts'
-import { compileBody, type RenderFailure, renderDocuments } from './render.ts'
+import { compileBody, executionFailed, type RenderFailure, renderDocuments } from './render.ts'
 import type { ParamValue } from './types.ts'
 import { renderValuesTemplate, VALUES_TEMPLATE_NAME } from './values-template.ts'
 
@@ -90,7 +90,7 @@ export function runTemplateJob(job: TemplateJob, cache: ParseCache, now: () => n
   try {
     compiled = cache.get(name, job.text)
   } catch (err) {
-    if (err instanceof ParseError) return { ok: false, reason: 'TemplateExecutionFailed', message: err.message }
+    if (err instanceof ParseError) return executionFailed(err.message)
     throw err
   }
   switch (job.kind) {

@@ -10,13 +10,11 @@
 // is RenderTimeout (time-limit.ts).
 
 import type { ObjectMeta } from '../api/meta.ts'
-import { execute, ExecError, parse, ParseError, type ParsedTemplate } from '../gotemplate/index.ts'
+import { parse, ParseError, type ParsedTemplate } from '../gotemplate/index.ts'
 import { sprigFuncs } from '../gotemplate/sprig/index.ts'
-import { buildRenderContext } from './context.ts'
 import type { ParamValue } from './types.ts'
 import { parseYamlStream, YamlDocumentError } from '../encoding/yaml.ts'
-import type { RenderFailure } from './render.ts'
-import { isTimeLimit } from './time-limit.ts'
+import { executeBody, executionFailed as fail, type RenderFailure } from './render.ts'
 
 /** The template name messages carry, so they say which field and line failed. */
 export const VALUES_TEMPLATE_NAME = 'spec.helm.valuesTemplate'
@@ -55,18 +53,22 @@ function describeShape(v: unknown): string {
 }
 
 export function renderValuesTemplate(input: ValuesTemplateInput): ValuesTemplateResult {
-  const fail = (message: string): ValuesTemplateResult => ({ ok: false, reason: 'TemplateExecutionFailed', message })
   if (input.text === undefined) return { ok: true, values: {} }
-  let text: string
+  let compiled: ParsedTemplate
   try {
-    const compiled = input.compiled ?? compileValuesTemplate(input.text)
-    const limits = input.deadline === undefined ? {} : { limits: { deadline: input.deadline } }
-    text = execute(compiled, buildRenderContext(input.instance, input.values), limits)
+    compiled = input.compiled ?? compileValuesTemplate(input.text)
   } catch (err) {
-    if (isTimeLimit(err)) return { ok: false, reason: 'RenderTimeout', message: err.message }
-    if (err instanceof ParseError || err instanceof ExecError) return fail(err.message)
+    if (err instanceof ParseError) return fail(err.message)
     throw err
   }
+  const out = executeBody({
+    compiled,
+    instance: input.instance,
+    values: input.values,
+    ...(input.deadline === undefined ? {} : { deadline: input.deadline }),
+  })
+  if (!out.ok) return out
+  const text = out.text
   let docs: ReturnType<typeof parseYamlStream>
   try {
     docs = parseYamlStream(text)
