@@ -260,10 +260,20 @@ export async function dryRunHelm(
   const ns = template.metadata?.namespace ?? 'default'
   const chart = await helm.chartFor(template)
   if (!chart.ok) return { ok: false, condition: 'DryRunRendered', reason: Reason.RenderFailed, message: chart.message }
-  const key = `${template.metadata?.uid ?? ''}/${template.metadata?.generation ?? 0}/${chart.fetched.digest}`
+  const key = `${dryRunKey(template)}/${chart.fetched.digest}`
+  return rememberedDryRun(memo, key, () => dryRunChart(helm, template, chart.fetched, values, ns))
+}
+
+/** A dry run's memo key: the Template's uid and generation (a status-only update changes neither). */
+export function dryRunKey(template: Template): string {
+  return `${template.metadata?.uid ?? ''}/${template.metadata?.generation ?? 0}`
+}
+
+/** The dry run's result under `key`, run once and kept (at most about 1,000 kept). */
+export async function rememberedDryRun(memo: Map<string, DryRunCheck>, key: string, run: () => Promise<DryRunCheck>): Promise<DryRunCheck> {
   const known = memo.get(key)
   if (known !== undefined) return known
-  const check = await dryRunChart(helm, template, chart.fetched, values, ns)
+  const check = await run()
   if (memo.size > 1000) memo.clear()
   memo.set(key, check)
   return check

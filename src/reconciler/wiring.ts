@@ -26,6 +26,8 @@ import {
   discoveryScope,
   dryRunFailure,
   dryRunHelm,
+  dryRunKey,
+  rememberedDryRun,
   type HelmSupport,
   learnScopes,
   parseCheck,
@@ -165,13 +167,7 @@ export function createTemplateValidator(helm: HelmSupport): TemplateValidator {
     },
     async dryRun(template) {
       if (template.spec.helm !== undefined) return dryRunHelm(helm, template, dryRuns)
-      const key = `${template.metadata?.uid ?? ''}/${template.metadata?.generation ?? 0}`
-      const known = dryRuns.get(key)
-      if (known !== undefined) return known
-      const check = await dryRunGotemplate(helm, template)
-      if (dryRuns.size > 1000) dryRuns.clear()
-      dryRuns.set(key, check)
-      return check
+      return rememberedDryRun(dryRuns, dryRunKey(template), () => dryRunGotemplate(helm, template))
     },
   }
 }
