@@ -22,6 +22,7 @@ import {
   type HelmRenderInput,
   type HelmRenderResult,
 } from '../helm/render/index.ts'
+import { executionFailed } from '../render/render.ts'
 import type { OutcomeOf, TemplateJob, TemplateJobOutcome, TemplateRunner } from '../render/template-job.ts'
 import { ChartRenderTimeout, chartTimedOut, formatLimit } from '../render/time-limit.ts'
 
@@ -194,13 +195,8 @@ function templateJob(id: number, job: TemplateJob, settle: { resolve(r: Template
     answer: (outcome) => settle.resolve(outcome as TemplateJobOutcome),
     stop(why) {
       if (why.kind === 'timeout') settle.resolve({ ok: false, reason: 'RenderTimeout', message: STOPPED_DETAIL })
-      else if (why.kind === 'memory') {
-        settle.resolve({
-          ok: false,
-          reason: 'TemplateExecutionFailed',
-          message: `the render ran out of memory (${why.heapMb} MiB) and was stopped`,
-        })
-      } else settle.reject(why.error)
+      else if (why.kind === 'memory') settle.resolve(executionFailed(`the render ran out of memory (${why.heapMb} MiB) and was stopped`))
+      else settle.reject(why.error)
     },
   }
 }
